@@ -1,0 +1,31 @@
+# One entry point for users and CI. Every target creates the virtualenv and
+# installs the pinned dependencies itself, so a fresh clone needs only
+# python3.11, java 17 and make.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test test-fast lint docs clean
+
+$(STAMP): requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
+	@command -v java >/dev/null 2>&1 || { echo "error: java not found (Java 17 is required by Spark)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/cdc demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
+
+docs: $(STAMP)
+	$(BIN)/cdc docs
+
+clean:
+	rm -rf .cdc target logs dbt_packages

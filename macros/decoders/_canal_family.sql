@@ -1,0 +1,269 @@
+{#-
+    The Canal family: canal_json, canal_json_legacy, drs_json and drs_json_c share one
+    envelope (`database`, `table`, `type`, `isDdl`, `sql`, `es`, `ts`, `id`, `pkNames`,
+    `mysqlType` / `columnType`, `data`, `old`) and differ in where the images sit:
+
+    | format            | UPDATE before          | UPDATE after          | DELETE row        |
+    |-------------------|------------------------|-----------------------|-------------------|
+    | canal_json        | data overlaid with old | data                  | data (else old)   |
+    | canal_json_legacy | data                   | data overlaid with old| old (else data)   |
+    | drs_json          | data overlaid with old | data                  | old (else data)   |
+    | drs_json_c        | data overlaid with old | data                  | data (else old)   |
+
+    "Overlaid" goes by key presence, not null-ness (`"c": null` in old means c was NULL),
+    so a partial `old` (Canal: changed columns only) and a full one give the same before
+    image. Reading the DELETE row from the other array when the documented one is empty
+    is deliberate leniency: no other decoder accepts a DRS or pre-2022 DTS delete.
+
+    One JSON parse per message (`try_parse_json`, then typed `try_variant_get`: numbers
+    keep their digits, JSON null stays distinct from an absent key).
+-#}
+{% macro _decode_canal_family(format_id) -%}
+{%- set legacy = format_id == 'canal_json_legacy' -%}
+{%- set delete_rows_in_old = format_id in ('canal_json_legacy', 'drs_json') -%}
+{%- set seq_field = '$.id' if format_id in ('drs_json', 'drs_json_c') else '$.es' -%}
+with
+
+messages as (
+    {{ cdc_new_messages(format_id) }}
+),
+
+parsed as (
+    select
+        *,
+        try_parse_json(message_value) as v
+    from messages
+),
+
+envelope as (
+    select
+        *,
+        try_variant_get(v, '$.type', 'string') as vendor_op,
+        upper(try_variant_get(v, '$.type', 'string')) as type_uc,
+        coalesce(try_variant_get(v, '$.isDdl', 'boolean'), false) as is_ddl,
+        try_variant_get(v, '$.database', 'string') as db_field,
+        try_variant_get(v, '$.schema', 'string') as schema_field,
+        try_variant_get(v, '$.table', 'string') as table_field,
+        try_variant_get(v, '$.sql', 'string') as sql_text,
+        try_variant_get(v, '$.dbType', 'string') as db_type,
+        try_variant_get(v, '$.es', 'bigint') as es,
+        try_variant_get(v, '$.ts', 'bigint') as ts,
+        try_variant_get(v, '{{ seq_field }}', 'decimal(38,0)') as seq,
+        try_variant_get(v, '$.gtid', 'string') as gtid,
+        coalesce(try_variant_get(v, '$.pkNames', 'array<string>'), cast(array() as array<string>)) as pk_names,
+        coalesce(
+            try_variant_get(v, '$.mysqlType', 'map<string,string>'),
+            try_variant_get(v, '$.columnType', 'map<string,string>'),
+            cast(map() as map<string, string>)
+        ) as column_types,
+        try_variant_get(v, '$.data', 'array<map<string,string>>') as data,
+        try_variant_get(v, '$.old', 'array<map<string,string>>') as old,
+        not coalesce(is_variant_null(try_variant_get(v, '$.data', 'variant')), true) as has_data,
+        not coalesce(is_variant_null(try_variant_get(v, '$.old', 'variant')), true) as has_old
+    from parsed
+),
+
+classified as (
+    select
+        *,
+        case
+            when type_uc in ('INSERT', 'UPDATE', 'DELETE', 'INIT') then 'change'
+            when type_uc = 'TRUNCATE' then 'truncate'
+            when type_uc in ('DDL', 'INIT_DDL', 'CREATE', 'ALTER', 'ERASE', 'RENAME', 'CINDEX', 'DINDEX')
+                or (type_uc = 'QUERY' and is_ddl) then
+                case when sql_text rlike '(?is)^\\s*truncate\\s' then 'truncate' else 'ddl' end
+            when type_uc = 'QUERY' then 'marker'
+        end as kind,
+        case type_uc when 'INIT' then 'SNAPSHOT' else type_uc end as change_op,
+        case
+            when type_uc in ('INSERT', 'INIT', 'UPDATE') then data
+            when type_uc = 'DELETE' then
+                {%- if delete_rows_in_old %}
+                case when coalesce(size(old), 0) > 0 then old else data end
+                {%- else %}
+                case when coalesce(size(data), 0) > 0 then data else old end
+                {%- endif %}
+        end as change_rows,
+        regexp_replace(
+            regexp_extract(sql_text, '(?is)^\\s*truncate\\s+(?:table\\s+)?([^\\s;(]+)', 1), '[`"\\[\\]]', ''
+        ) as truncated_name,
+        transform_values(column_types, (k, t) -> {{ cdc_base_type('t') }}) as base_types
+    from envelope
+),
+
+checked as (
+    select
+        *,
+        case
+            when v is null then 'value is not valid JSON'
+            when not startswith(ltrim(message_value), '{') then
+                'value is a JSON ' || case when startswith(ltrim(message_value), '[') then 'array' else 'scalar' end
+                || ', not an object'
+            when vendor_op is null then 'no "type" field'
+            when kind is null then 'unknown "type" value "' || vendor_op || '"'
+            when kind = 'change' and coalesce(trim(table_field), '') = '' then '"table" is missing or empty'
+            when kind = 'change' and has_data and data is null then '"data" is not an array of row objects'
+            when kind = 'change' and has_old and old is null then '"old" is not an array of row objects'
+            when kind = 'change' and coalesce(size(change_rows), 0) = 0 then
+                vendor_op || ' message without rows'
+            when kind = 'change' and change_op = 'UPDATE' and old is not null and size(old) != size(data) then
+                '"old" has ' || size(old) || ' entries for ' || size(data) || ' rows in "data"'
+            {%- if legacy %}
+            when kind = 'change' and change_op = 'UPDATE' and old is null then
+                'UPDATE without "old", which holds the after image in canal_json_legacy'
+            {%- endif %}
+            when kind = 'change' and exists(pk_names, c -> exists(change_rows, r -> not map_contains_key(r, c))) then
+                'a row lacks primary key column(s) ' || array_join(pk_names, ', ')
+            when kind = 'truncate' and coalesce(trim(table_field), '') = '' and truncated_name = '' then
+                'TRUNCATE names no table'
+        end as reject_reason
+    from classified
+),
+
+imaged as (
+    select
+        *,
+        case when reject_reason is not null then 'reject' when kind = 'truncate' then 'change' else kind end
+            as record_kind,
+        case
+            when reject_reason is not null or kind != 'change' then null
+            when change_op in ('INSERT', 'SNAPSHOT') then
+                transform(change_rows, d -> named_struct('before', cast(null as map<string, string>), 'after', d))
+            when change_op = 'DELETE' then
+                transform(change_rows, d -> named_struct('before', d, 'after', cast(null as map<string, string>)))
+            {%- if legacy %}
+            else transform(data, (d, i) -> named_struct('before', d, 'after', {{ cdc_overlay('d', 'old[i]') }}))
+            {%- else %}
+            else transform(data, (d, i) -> named_struct(
+                'before', case when old is not null then {{ cdc_overlay('d', 'old[i]') }} end, 'after', d
+            ))
+            {%- endif %}
+        end as images
+    from checked
+),
+
+exploded as (
+    select
+        imaged.*,
+        image.pos as image_index,
+        image.img.before as raw_before,
+        image.img.after as raw_after
+    from imaged
+    lateral view outer posexplode(images) image as pos, img
+),
+
+final as (
+    select
+        message_id,
+        '{{ format_id }}' as vendor_format,
+        topic,
+        kafka_partition,
+        kafka_offset,
+        kafka_ts,
+        case when record_kind = 'reject' then message_key end as message_key,
+        case when record_kind = 'reject' then message_value end as message_value,
+        value_encoding,
+        declared_format,
+        format_source,
+        source_file,
+        source_line,
+        landing_batch_id,
+        record_kind,
+        coalesce(image_index, 0) as row_index,
+        case
+            when kind = 'truncate' and coalesce(trim(db_field), '') = '' and truncated_name like '%.%'
+                then element_at(split(truncated_name, '[.]'), -2)
+            else db_field
+        end as source_db,
+        schema_field as source_schema,
+        case
+            when kind = 'truncate' and coalesce(trim(table_field), '') = ''
+                then element_at(split(truncated_name, '[.]'), -1)
+            else table_field
+        end as source_table,
+        cast(null as string) as table_id,
+        case when record_kind = 'change' then case when kind = 'truncate' then 'TRUNCATE' else change_op end end
+            as op,
+        vendor_op,
+        case when record_kind = 'change' then pk_names end as pk_columns,
+        transform_values(raw_before, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
+            as before,
+        transform_values(raw_after, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
+            as after,
+        false as before_is_partial,
+        false as after_is_partial,
+        case when record_kind = 'change' then column_types end as column_types,
+        timestamp_millis(es) as event_ts,
+        timestamp_millis(ts) as capture_ts,
+        case when seq is null then cast(array() as array<decimal(38, 0)>) else array(seq) end as sort_key,
+        gtid as tx_id,
+        case when record_kind in ('ddl', 'change') and kind != 'change' then sql_text end as ddl_text,
+        case
+            when lower(db_type) like '%oracle%' then 'oracle'
+            when lower(db_type) like '%sql server%' or lower(db_type) like '%sqlserver%' then 'tsql'
+            when lower(db_type) like '%postgres%'
+                or (lower(db_type) like '%gauss%' and lower(db_type) not like '%mysql%') then 'postgres'
+            else 'mysql'
+        end as ddl_dialect,
+        case when record_kind = 'marker' then 'OTHER' end as marker_kind,
+        case when record_kind = 'marker' then sql_text end as detail,
+        case when record_kind = 'reject' then 'decode' end as reject_stage,
+        reject_reason
+    from exploded
+)
+
+select * from final
+{%- endmacro %}
+
+
+{#- Canonical text of one Canal-family column value `x` whose base type is `t` (full type
+    text `full_t`): binary to base64 (DRS: Java byte-array text or PostgreSQL hex; Canal:
+    ISO-8859-1 text), DRS JSON TIMESTAMP epoch seconds to ISO-8601 UTC, floating and
+    decimal text in scientific notation to plain digits, Canal ENUM index and SET bitmask
+    back to their labels. Other values are kept as the vendor wrote them. -#}
+{% macro _canal_family_value(x, t, full_t, format_id) -%}
+    case
+        when {{ x }} is null then null
+        when {{ t }} in (
+            'binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw', 'long raw',
+            'image', 'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring',
+            'multipolygon', 'geometrycollection', 'geomcollection'
+        ) then
+        {%- if format_id in ('drs_json', 'drs_json_c') %}
+            case
+                when {{ t }} = 'bytea' and {{ x }} rlike '^(\\\\x)?([0-9a-fA-F]{2})*$' then
+                    base64(unhex(regexp_replace({{ x }}, '^\\\\x', '')))
+                when {{ x }} rlike '^\\[\\s*(-?[0-9]+\\s*(,\\s*-?[0-9]+\\s*)*)?\\]$' then
+                    base64(unhex(concat_ws('', transform(
+                        filter(split(regexp_replace({{ x }}, '[\\[\\] ]', ''), ','), b -> b != ''),
+                        b -> lpad(hex(cast(b as int) & 255), 2, '0')
+                    ))))
+                else base64(encode({{ x }}, 'UTF-8'))
+            end
+        {%- else %}
+            case
+                when {{ x }} rlike '^[\\x00-\\xFF]*$' then base64(encode({{ x }}, 'ISO-8859-1'))
+                else base64(encode({{ x }}, 'UTF-8'))
+            end
+        {%- endif %}
+        {%- if format_id == 'drs_json' %}
+        when {{ t }} = 'timestamp' and {{ x }} rlike '^-?[0-9]+([.][0-9]+)?$' then
+            {{ cdc_iso_instant('timestamp_micros(cast(cast(' ~ x ~ ' as decimal(30, 6)) * 1000000 as bigint))') }}
+        {%- endif %}
+        when {{ t }} in (
+            'float', 'double', 'real', 'double precision', 'float4', 'float8', 'decimal', 'numeric',
+            'number', 'dec', 'fixed', 'binary_float', 'binary_double', 'money'
+        ) then {{ cdc_plain_number(x) }}
+        {%- if format_id in ('canal_json', 'canal_json_legacy') %}
+        when {{ t }} = 'enum' and {{ x }} rlike '^[0-9]{1,9}$'
+            and cast({{ x }} as int) between 1 and size(regexp_extract_all({{ full_t }}, "'([^']*)'", 1)) then
+            element_at(regexp_extract_all({{ full_t }}, "'([^']*)'", 1), cast({{ x }} as int))
+        when {{ t }} = 'set' and {{ x }} rlike '^[0-9]{1,18}$' then
+            array_join(filter(
+                regexp_extract_all({{ full_t }}, "'([^']*)'", 1),
+                (label, i) -> shiftright(cast({{ x }} as bigint), i) & 1 = 1
+            ), ',')
+        {%- endif %}
+        else {{ x }}
+    end
+{%- endmacro %}

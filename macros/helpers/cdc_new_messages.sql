@@ -1,0 +1,15 @@
+{#- The routed, first-delivery messages of one format that int_cdc__decoded has not
+    decoded yet (landing batches above its high-water mark). -#}
+{% macro cdc_new_messages(format_id) -%}
+    {%- set decoded = adapter.get_relation(
+        database=none, schema=generate_schema_name('silver', none), identifier='int_cdc__decoded'
+    ) if execute else none -%}
+    select *
+    from {{ ref('int_cdc__messages') }}
+    where vendor_format = '{{ format_id }}'
+        and not is_duplicate
+        and route_error is null
+        {%- if decoded is not none and not flags.FULL_REFRESH %}
+        and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from {{ decoded }})
+        {%- endif %}
+{%- endmacro %}

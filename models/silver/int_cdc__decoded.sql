@@ -1,0 +1,85 @@
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+        partition_by=['record_kind'],
+    )
+}}
+
+{%- set columns = cdc_decoded_columns() %}
+
+with
+
+{% for format_id in var('cdc_decoded_formats') %}
+{{ format_id }} as (
+    select {{ columns | join(', ') }} from {{ ref('stg_cdc__' ~ format_id) }}
+),
+{% endfor %}
+
+routing_rejects as (
+    select
+        message_id, vendor_format, topic, kafka_partition, kafka_offset, kafka_ts,
+        message_key, message_value, value_encoding, declared_format, format_source,
+        source_file, source_line, landing_batch_id,
+        'reject' as record_kind,
+        0 as row_index,
+        cast(null as string) as source_db,
+        cast(null as string) as source_schema,
+        cast(null as string) as source_table,
+        cast(null as string) as table_id,
+        cast(null as string) as op,
+        cast(null as string) as vendor_op,
+        cast(null as array<string>) as pk_columns,
+        cast(null as map<string, string>) as before,
+        cast(null as map<string, string>) as after,
+        cast(null as boolean) as before_is_partial,
+        cast(null as boolean) as after_is_partial,
+        cast(null as map<string, string>) as column_types,
+        cast(null as timestamp) as event_ts,
+        cast(null as timestamp) as capture_ts,
+        cast(null as array<decimal(38, 0)>) as sort_key,
+        cast(null as string) as tx_id,
+        cast(null as string) as ddl_text,
+        cast(null as string) as ddl_dialect,
+        cast(null as string) as marker_kind,
+        cast(null as string) as detail,
+        route_stage as reject_stage,
+        route_error as reject_reason
+    from {{ ref('int_cdc__messages') }}
+    where route_error is not null
+        and not is_duplicate
+        {% if is_incremental() %}
+            and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from {{ this }})
+        {% endif %}
+),
+
+unioned as (
+    {% for format_id in var('cdc_decoded_formats') %}
+    select * from {{ format_id }}
+    union all
+    {% endfor %}
+    select * from routing_rejects
+),
+
+keyed as (
+    select
+        * except (table_id),
+        {{ cdc_table_id('source_db', 'source_schema', 'source_table') }} as table_id,
+        {{ cdc_row_key('pk_columns', 'case when after_is_partial then ' ~ cdc_overlay('before', 'after') ~ ' else coalesce(after, before) end') }}
+            as key_after,
+        {{ cdc_row_key('pk_columns', 'before') }} as key_before
+    from unioned
+),
+
+final as (
+    select
+        {{ columns | reject('equalto', 'table_id') | join(', ') }},
+        case when record_kind in ('change', 'ddl', 'marker') then table_id end as table_id,
+        case when record_kind = 'change' and op != 'TRUNCATE' then key_after end as row_key,
+        case when record_kind = 'change' and op = 'UPDATE' then key_before end as before_row_key,
+        md5(message_id || ':' || row_index) as change_id,
+        current_timestamp() as decoded_at
+    from keyed
+)
+
+select * from final

@@ -1,0 +1,1 @@
+{{ decode_canal_json_legacy() }}

@@ -1,0 +1,122 @@
+"""The `cdc` command: land, build, dbt, sql, demo, docs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from cdclake import paths
+
+
+def _cmd_land(args: argparse.Namespace) -> int:
+    from cdclake.landing import LandingError, land
+    from cdclake.runtime import get_session
+
+    spark = get_session()
+    started = time.monotonic()
+    try:
+        batch_id, landed = land(spark, args.files, topic=args.topic, declared_format=args.format)
+    except LandingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for item in landed:
+        note = f", {item.errors} unreadable (see land_error)" if item.errors else ""
+        print(f"landed {item.records} records from {item.path} ({item.shape}{note})")
+    print(f"landing batch {batch_id} in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from cdclake.dbt_invoke import run_dbt
+
+    return 0 if run_dbt(["build", *args.dbt_args]) else 1
+
+
+def _cmd_dbt(args: argparse.Namespace) -> int:
+    from cdclake.dbt_invoke import run_dbt
+
+    return 0 if run_dbt(args.dbt_args) else 1
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    from cdclake.runtime import get_session
+    from cdclake.tables import format_table, rows_to_json
+
+    frame = get_session().sql(args.query)
+    rows = frame.collect()
+    if args.json:
+        print(rows_to_json(frame.columns, rows))
+    else:
+        print(format_table(frame.columns, rows, max_width=args.max_width))
+    return 0
+
+
+def _cmd_docs(args: argparse.Namespace) -> int:
+    from cdclake.dbt_invoke import run_dbt
+
+    if not run_dbt(["docs", "generate"]):
+        return 1
+    print(f"docs site: {paths.PROJECT_DIR / 'target' / 'index.html'}")
+    if args.serve:
+        return 0 if run_dbt(["docs", "serve", "--host", "127.0.0.1", "--port", str(args.port),
+                             "--no-browser"]) else 1
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from cdclake.demo import run_demo
+
+    return run_demo()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cdc",
+        description="Decode CDC streams from Kafka into lakehouse tables with dbt on Spark. "
+        f"State lives in $CDC_HOME (now {paths.cdc_home()}).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    land = sub.add_parser("land", help="append Kafka records from files to bronze.kafka_messages")
+    land.add_argument("files", nargs="+", metavar="FILE")
+    land.add_argument("--topic", help="topic of plain one-message-per-line files "
+                      "(and of JSON records without one)")
+    land.add_argument("--format", help="format id of what is landed (wins over routing)")
+    land.set_defaults(func=_cmd_land)
+
+    build = sub.add_parser("build", help="dbt build with the Spark session and UDFs "
+                           "(extra arguments go to dbt build)")
+    build.set_defaults(func=_cmd_build, passes_dbt_args=True)
+
+    dbt = sub.add_parser("dbt", help="any dbt command, e.g. `cdc dbt test -s gold`",
+                         add_help=False)
+    dbt.set_defaults(func=_cmd_dbt, passes_dbt_args=True)
+
+    sql = sub.add_parser("sql", help="run a query and print its result")
+    sql.add_argument("query")
+    sql.add_argument("--json", action="store_true", help="print one JSON array of objects")
+    sql.add_argument("--max-width", type=int, default=60, help="cut text cells longer than this")
+    sql.set_defaults(func=_cmd_sql)
+
+    docs = sub.add_parser("docs", help="build the dbt docs site (target/index.html)")
+    docs.add_argument("--serve", action="store_true", help="then serve it on 127.0.0.1")
+    docs.add_argument("--port", type=int, default=8080)
+    docs.set_defaults(func=_cmd_docs)
+
+    demo = sub.add_parser("demo", help="land the bundled samples, build, print a summary")
+    demo.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "passes_dbt_args", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.dbt_args = extra
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

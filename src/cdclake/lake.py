@@ -1,0 +1,40 @@
+"""The lake as one object: land, build, query. Used by `cdc demo`, the tests and benchmarks."""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING, Any
+
+from cdclake import paths
+from cdclake.dbt_invoke import run_dbt
+from cdclake.landing import LandedFile, land
+from cdclake.runtime import get_session
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+SCHEMAS = ("bronze", "silver", "gold")
+
+
+class Lake:
+    def __init__(self) -> None:
+        self.spark: "SparkSession" = get_session()
+
+    def land(self, files: list[str], topic: str | None = None,
+             declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
+        return land(self.spark, [str(f) for f in files], topic=topic, declared_format=declared_format)
+
+    def build(self, *args: str) -> None:
+        if not run_dbt(["build", "--quiet", *args]):
+            raise RuntimeError(f"dbt build {' '.join(args)} failed (see logs/dbt.log)")
+
+    def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        return [r.asDict(recursive=True) for r in self.spark.sql(query, args=params or None).collect()]
+
+    def reset(self) -> None:
+        """Drop every table of the lake (bronze included) and their files."""
+        for schema in SCHEMAS:
+            self.spark.sql(f"drop database if exists {schema} cascade")
+            shutil.rmtree(paths.warehouse_dir() / f"{schema}.db", ignore_errors=True)
+            self.spark.sql(f"create database {schema}")
+        self.spark.catalog.clearCache()

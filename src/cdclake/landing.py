@@ -1,0 +1,252 @@
+"""`cdc land`: append Kafka records from files to `bronze.kafka_messages`.
+
+Three input shapes, decided per file from its first non-blank line (DESIGN §4.1):
+
+* `envelope`: our JSON lines `{"topic","partition","offset","timestamp","key","value"|"value_base64","headers"}`;
+* `kcat`: the JSON lines of `kcat -C -J` (`topic, partition, offset, ts, key, payload, headers`);
+* `plain`: one message per line; needs `--topic`; partition 0, offsets continue after the
+  highest offset already landed for that topic.
+
+Every line lands, also a broken one: a line that is not a valid record keeps its text in
+`message_value` and says why in `land_error`, and silver rejects it with that reason.
+Spark reads the files, so landing scales with the cluster, not with this process.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cdclake.formats import KNOWN_FORMATS
+from cdclake.progress import SparkProgress
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+BRONZE_TABLE = "bronze.kafka_messages"
+
+BRONZE_DDL = f"""
+create table if not exists {BRONZE_TABLE} (
+    topic string,
+    kafka_partition int,
+    kafka_offset bigint,
+    kafka_ts timestamp,
+    message_key string,
+    message_value string,
+    value_encoding string,
+    headers array<struct<key: string, value: string>>,
+    declared_format string,
+    source_file string,
+    source_line bigint,
+    landed_at timestamp,
+    land_error string,
+    landing_batch_id bigint
+)
+using parquet
+partitioned by (landing_batch_id)
+"""
+
+# Kafka headers as given: an object, kcat's flat ["k","v",...] list, or [{"key","value"}].
+_HEADERS = """
+coalesce(
+    transform(map_entries(try_variant_get(h, '$', 'map<string,string>')),
+              e -> named_struct('key', e.key, 'value', e.value)),
+    try_variant_get(h, '$', 'array<struct<key: string, value: string>>'),
+    transform(sequence(0, size(try_variant_get(h, '$', 'array<string>')) div 2 - 1),
+              i -> named_struct('key', try_variant_get(h, '$', 'array<string>')[2 * i],
+                                'value', try_variant_get(h, '$', 'array<string>')[2 * i + 1])))
+"""
+
+
+def _json_shape_sql(value_key: str, ts_key: str) -> str:
+    """Project envelope or kcat JSON lines (view `lines`: line, line_no) to bronze columns."""
+    return f"""
+    with parsed as (
+        select line, line_no, try_parse_json(line) as v from lines
+    ),
+    fields as (
+        select
+            line, line_no, v,
+            try_variant_get(v, '$.topic', 'string') as topic,
+            try_variant_get(v, '$.partition', 'int') as kafka_partition,
+            try_variant_get(v, '$.offset', 'bigint') as kafka_offset,
+            try_variant_get(v, '$.{ts_key}', 'bigint') as ts_ms,
+            try_variant_get(v, '$.key', 'string') as message_key,
+            try_variant_get(v, '$.{value_key}', 'string') as text_value,
+            try_variant_get(v, '$.value_base64', 'string') as base64_value,
+            try_variant_get(v, '$.headers', 'variant') as h
+        from parsed
+    )
+    select
+        coalesce(topic, :topic) as topic,
+        coalesce(kafka_partition, 0) as kafka_partition,
+        coalesce(kafka_offset, line_no) as kafka_offset,
+        timestamp_millis(ts_ms) as kafka_ts,
+        message_key,
+        case when v is null then line else coalesce(base64_value, text_value) end as message_value,
+        case when base64_value is not null then 'base64' else 'text' end as value_encoding,
+        {_HEADERS} as headers,
+        line_no,
+        case
+            when v is null then 'line is not valid JSON'
+            when schema_of_variant(v) not like 'OBJECT%' then 'line is not a JSON object'
+            when coalesce(topic, :topic) is null then 'record has no topic and no --topic was given'
+            when kafka_offset is null and kafka_partition is not null then 'record has a partition but no offset'
+            when base64_value is not null and try_unbase64(base64_value) is null
+                then 'value_base64 is not valid base64'
+        end as land_error
+    from fields
+    """
+
+
+_PLAIN_SQL = """
+select
+    :topic as topic,
+    0 as kafka_partition,
+    :first_offset + row_number() over (order by line_no) - 1 as kafka_offset,
+    cast(null as timestamp) as kafka_ts,
+    cast(null as string) as message_key,
+    line as message_value,
+    'text' as value_encoding,
+    cast(array() as array<struct<key: string, value: string>>) as headers,
+    line_no,
+    cast(null as string) as land_error
+from lines
+"""
+
+
+@dataclass(frozen=True)
+class LandedFile:
+    path: str
+    shape: str
+    records: int
+    errors: int
+
+
+class LandingError(Exception):
+    """A file cannot be landed as asked (the message says why and what to do)."""
+
+
+def detect_shape(path: Path) -> str:
+    """`envelope`, `kcat` or `plain`, from the first non-blank line of the file."""
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.strip():
+                break
+        else:
+            return "empty"
+    try:
+        first = json.loads(line)
+    except ValueError:
+        return "plain"
+    if not isinstance(first, dict):
+        return "plain"
+    keys = set(first)
+    if "topic" in keys and keys & {"value", "value_base64"}:
+        return "envelope"
+    if {"topic", "partition", "offset"} <= keys and "payload" in keys:
+        return "kcat"
+    return "plain"
+
+
+def ensure_bronze(spark: "SparkSession") -> None:
+    spark.sql("create database if not exists bronze")
+    spark.sql(BRONZE_DDL)
+
+
+def next_batch_id(spark: "SparkSession") -> int:
+    rows = spark.sql(f"show partitions {BRONZE_TABLE}").collect()
+    ids = [int(r[0].split("=", 1)[1]) for r in rows]
+    return max(ids, default=0) + 1
+
+
+def _next_plain_offset(spark: "SparkSession", topic: str) -> int:
+    row = spark.sql(
+        f"select max(kafka_offset) from {BRONZE_TABLE} where topic = :topic and kafka_partition = 0",
+        args={"topic": topic},
+    ).collect()[0]
+    return 0 if row[0] is None else int(row[0]) + 1
+
+
+def _read_lines(spark: "SparkSession", path: Path) -> "DataFrame":
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    text = spark.read.text(str(path))
+    numbered = text.rdd.zipWithIndex().map(lambda pair: (pair[0][0].rstrip("\r"), pair[1] + 1))
+    schema = StructType([StructField("line", StringType()), StructField("line_no", LongType())])
+    return spark.createDataFrame(numbered, schema).where("trim(line) != ''")
+
+
+def _file_frame(spark: "SparkSession", path: Path, shape: str, topic: str | None,
+                plain_offsets: dict[str, int]) -> "DataFrame":
+    _read_lines(spark, path).createOrReplaceTempView("lines")
+    if shape == "plain":
+        if topic is None:
+            raise LandingError(
+                f"{path}: lines are plain messages, not Kafka records; give the topic with --topic"
+            )
+        first = plain_offsets.get(topic)
+        if first is None:
+            first = _next_plain_offset(spark, topic)
+        frame = spark.sql(_PLAIN_SQL, args={"topic": topic, "first_offset": first})
+        plain_offsets[topic] = first + frame.count()
+        return frame
+    value_key, ts_key = ("value", "timestamp") if shape == "envelope" else ("payload", "ts")
+    return spark.sql(_json_shape_sql(value_key, ts_key), args={"topic": topic})
+
+
+def land(spark: "SparkSession", files: list[str], topic: str | None = None,
+         declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
+    """Land `files` as one new landing batch; returns the batch id and per-file counts."""
+    if declared_format is not None and declared_format not in KNOWN_FORMATS:
+        raise LandingError(
+            f"unknown format {declared_format!r}; known formats: {', '.join(KNOWN_FORMATS)}"
+        )
+    paths = [Path(f).resolve() for f in files]
+    for path in paths:
+        if not path.is_file():
+            raise LandingError(f"{path}: no such file")
+    ensure_bronze(spark)
+    batch_id = next_batch_id(spark)
+    from pyspark.sql import functions as F
+
+    frames = []
+    shapes: list[tuple[Path, str]] = []
+    plain_offsets: dict[str, int] = {}
+    for path in paths:
+        shape = detect_shape(path)
+        shapes.append((path, shape))
+        if shape == "empty":
+            continue
+        frame = _file_frame(spark, path, shape, topic, plain_offsets)
+        frames.append(
+            frame.select(
+                "topic", "kafka_partition", "kafka_offset", "kafka_ts", "message_key",
+                "message_value", "value_encoding", "headers",
+                F.lit(declared_format).cast("string").alias("declared_format"),
+                F.lit(str(path)).alias("source_file"),
+                F.col("line_no").alias("source_line"),
+                F.current_timestamp().alias("landed_at"),
+                "land_error",
+                F.lit(batch_id).cast("bigint").alias("landing_batch_id"),
+            )
+        )
+    if not frames:
+        return batch_id, [LandedFile(str(p), s, 0, 0) for p, s in shapes]
+    combined = frames[0]
+    for frame in frames[1:]:
+        combined = combined.unionByName(frame)
+    with SparkProgress(spark.sparkContext, f"landing batch {batch_id}"):
+        combined.write.insertInto(BRONZE_TABLE)
+    counts = {
+        r["source_file"]: (r["records"], r["errors"])
+        for r in spark.sql(
+            f"""select source_file, count(*) as records, count(land_error) as errors
+                from {BRONZE_TABLE} where landing_batch_id = {batch_id} group by source_file"""
+        ).collect()
+    }
+    return batch_id, [
+        LandedFile(str(p), s, *counts.get(str(p), (0, 0))) for p, s in shapes
+    ]

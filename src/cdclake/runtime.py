@@ -1,0 +1,67 @@
+"""The embedded Spark session: one per process, with the project's UDFs registered.
+
+The settings are the `server_side_parameters` of the `local` target in
+`profiles/profiles.yml`: one source for `cdc`, the dbt plugin and dbt-spark itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from cdclake import paths
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_session: "SparkSession | None" = None
+
+
+def spark_settings(target: str = "local") -> dict[str, str]:
+    """The profile's `server_side_parameters` for `target`, with `$CDC_HOME` absolute."""
+    import jinja2
+    import yaml
+
+    home = str(paths.cdc_home())
+
+    def env_var(name: str, default: str | None = None) -> str:
+        if name == "CDC_HOME":
+            return home
+        value = os.environ.get(name, default)
+        if value is None:
+            raise KeyError(f"profiles.yml needs the environment variable {name}")
+        return value
+
+    text = (paths.PROFILES_DIR / "profiles.yml").read_text(encoding="utf-8")
+    env = jinja2.Environment()
+    env.filters["as_number"] = lambda value: value
+    rendered = env.from_string(text).render(env_var=env_var)
+    profile = yaml.safe_load(rendered)["cdc_lakehouse"]["outputs"][target]
+    return {str(k): str(v) for k, v in profile.get("server_side_parameters", {}).items()}
+
+
+def get_session() -> "SparkSession":
+    """Create (once) the embedded session and register the project's UDFs."""
+    global _session
+    if _session is not None:
+        return _session
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_CONF_DIR", str(paths.PROJECT_DIR / "conf"))
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    paths.cdc_home().mkdir(parents=True, exist_ok=True)
+    from pyspark.sql import SparkSession
+
+    from udfs import register_all
+
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in spark_settings().items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    for schema in ("bronze", "silver", "gold"):
+        if not session.catalog.databaseExists(schema):
+            session.sql(f"create database {schema}")
+    register_all(session)
+    _session = session
+    return session
