@@ -94,7 +94,7 @@ def _json_shape_sql(value_key: str, ts_key: str) -> str:
             when schema_of_variant(v) not like 'OBJECT%' then 'line is not a JSON object'
             when coalesce(topic, :topic) is null then 'record has no topic and no --topic was given'
             when kafka_offset is null and kafka_partition is not null then 'record has a partition but no offset'
-            when base64_value is not null and try_unbase64(base64_value) is null
+            when base64_value is not null and try_to_binary(base64_value, 'base64') is null
                 then 'value_base64 is not valid base64'
         end as land_error
     from fields
