@@ -9,8 +9,11 @@ from typing import Iterator
 
 import pytest
 
-_HOME = tempfile.mkdtemp(prefix="cdc-test-")
-os.environ["CDC_HOME"] = _HOME
+# A fresh state folder per run; set CDC_TEST_HOME to keep it somewhere to look at.
+os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or tempfile.mkdtemp(prefix="cdc-test-")
+# dbt's compiled files and logs beside the state, so test runs don't share target/ and logs/
+os.environ["DBT_TARGET_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-target")
+os.environ["DBT_LOG_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-logs")
 
 # Copies of ../shared/vectors (real vendor and peer-project samples; see SOURCES.md there).
 VECTORS = Path(__file__).resolve().parent / "vectors"

@@ -102,8 +102,10 @@ checked as (
             when vendor_op is null then 'no "type" field'
             when kind is null then 'unknown "type" value "' || vendor_op || '"'
             when kind = 'change' and coalesce(trim(table_field), '') = '' then '"table" is missing or empty'
-            when kind = 'change' and has_data and data is null then '"data" is not an array of row objects'
-            when kind = 'change' and has_old and old is null then '"old" is not an array of row objects'
+            when kind = 'change' and has_data and (data is null or exists(data, r -> r is null)) then
+                '"data" is not an array of row objects'
+            when kind = 'change' and has_old and (old is null or exists(old, r -> r is null)) then
+                '"old" is not an array of row objects'
             when kind = 'change' and coalesce(size(change_rows), 0) = 0 then
                 vendor_op || ' message without rows'
             when kind = 'change' and change_op = 'UPDATE' and old is not null and size(old) != size(data) then
@@ -152,6 +154,16 @@ exploded as (
     lateral view outer posexplode(images) image as pos, img
 ),
 
+canonical as (
+    select
+        *,
+        transform(
+            array(raw_before, raw_after),
+            img -> transform_values(img, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
+        ) as canonical_images
+    from exploded
+),
+
 final as (
     select
         message_id,
@@ -186,10 +198,8 @@ final as (
             as op,
         vendor_op,
         case when record_kind = 'change' then pk_names end as pk_columns,
-        transform_values(raw_before, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
-            as before,
-        transform_values(raw_after, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
-            as after,
+        canonical_images[0] as before,
+        canonical_images[1] as after,
         false as before_is_partial,
         false as after_is_partial,
         case when record_kind = 'change' then column_types end as column_types,
@@ -209,7 +219,7 @@ final as (
         case when record_kind = 'marker' then sql_text end as detail,
         case when record_kind = 'reject' then 'decode' end as reject_stage,
         reject_reason
-    from exploded
+    from canonical
 )
 
 select * from final

@@ -12,6 +12,12 @@
     tables whose history was rebuilt; a table left without rows loses its partition in
     the post-hook (an overwrite with no rows would leave the old ones in place). -#}
 
+{% if cdc_nothing_new("select built_through_batch_id from " ~ ref('cdc_row_history') ~ " where built_through_batch_id > (select coalesce(max(built_through_batch_id), 0) from " ~ this ~ ")") %}
+
+select * from {{ this }} where false
+
+{% else %}
+
 with
 
 history as (
@@ -41,3 +47,5 @@ final as (
 )
 
 select * from final
+
+{% endif %}

@@ -23,6 +23,12 @@
     (table_id) of the touched tables are rewritten, the others are left alone.
 -#}
 
+{% if cdc_nothing_new("select landing_batch_id from " ~ ref('cdc_changes') ~ " where landing_batch_id > (select coalesce(max(built_through_batch_id), 0) from " ~ this ~ ")") %}
+
+select * from {{ this }} where false
+
+{% else %}
+
 with
 
 changes as (
@@ -57,10 +63,14 @@ key_events as (
     lateral view explode(
         case
             when c.op = 'TRUNCATE' then array()
+            when size(c.pk_columns) = 0 and c.op = 'UPDATE' and c.before_row_key = c.row_key then
+                -- an update that leaves an unkeyed row as it was: one version, count unchanged
+                array(named_struct('row_key', c.row_key, 'action', 'count', 'image', c.after,
+                                   'delta', 0, 'sub_index', 1))
             when size(c.pk_columns) = 0 then
                 filter(array(
                     case when c.op in ('DELETE', 'UPDATE') and c.before is not null then
-                        named_struct('row_key', {{ cdc_row_key('c.pk_columns', 'c.before') }}, 'action', 'count',
+                        named_struct('row_key', coalesce(c.before_row_key, c.row_key), 'action', 'count',
                                      'image', c.before, 'delta', -1, 'sub_index', 0) end,
                     case when c.op in ('INSERT', 'SNAPSHOT', 'UPDATE') then
                         named_struct('row_key', c.row_key, 'action', 'count',
@@ -273,3 +283,5 @@ final as (
 )
 
 select * from final
+
+{% endif %}

@@ -8,6 +8,12 @@
 {#- DDL statements with their parse (UDF cdc_parse_ddl, sqlglot). A table, not a view:
     a model that calls a session UDF must be materialized. -#}
 
+{% if cdc_nothing_new("select landing_batch_id from " ~ ref('int_cdc__decoded') ~ " where record_kind = 'ddl' and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from " ~ this ~ ")") %}
+
+select * from {{ this }} where false
+
+{% else %}
+
 with
 
 decoded as (
@@ -66,3 +72,5 @@ final as (
 )
 
 select * from final
+
+{% endif %}

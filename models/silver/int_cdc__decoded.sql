@@ -6,6 +6,12 @@
     )
 }}
 
+{% if cdc_nothing_new("select landing_batch_id from " ~ ref('int_cdc__messages') ~ " where not is_duplicate and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from " ~ this ~ ")") %}
+
+select * from {{ this }} where false
+
+{% else %}
+
 {%- set columns = cdc_decoded_columns() %}
 
 with
@@ -83,3 +89,5 @@ final as (
 )
 
 select * from final
+
+{% endif %}

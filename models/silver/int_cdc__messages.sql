@@ -7,6 +7,12 @@
 }}
 -- depends_on: {{ ref('topic_formats') }}
 
+{% if cdc_nothing_new("select landing_batch_id from " ~ source('bronze', 'kafka_messages') ~ " where landing_batch_id > (select coalesce(max(landing_batch_id), 0) from " ~ this ~ ")") %}
+
+select * from {{ this }} where false
+
+{% else %}
+
 with
 
 bronze as (
@@ -107,3 +113,5 @@ final as (
 )
 
 select * from final
+
+{% endif %}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,8 @@ class Lake:
 
     def build(self, *args: str) -> None:
         if not run_dbt(["build", "--quiet", *args]):
-            raise RuntimeError(f"dbt build {' '.join(args)} failed (see logs/dbt.log)")
+            log = os.path.join(os.environ.get("DBT_LOG_PATH", "logs"), "dbt.log")
+            raise RuntimeError(f"dbt build {' '.join(args)} failed (see {log})")
 
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
         return [r.asDict(recursive=True) for r in self.spark.sql(query, args=params or None).collect()]
