@@ -58,8 +58,8 @@ envelope as (
         ) as column_types,
         try_variant_get(v, '$.data', 'array<map<string,string>>') as data,
         try_variant_get(v, '$.old', 'array<map<string,string>>') as old,
-        not coalesce(is_variant_null(try_variant_get(v, '$.data', 'variant')), true) as has_data,
-        not coalesce(is_variant_null(try_variant_get(v, '$.old', 'variant')), true) as has_old
+        {{ cdc_has_value('v', '$.data') }} as has_data,
+        {{ cdc_has_value('v', '$.old') }} as has_old
     from parsed
 ),
 
@@ -116,6 +116,7 @@ checked as (
             {%- endif %}
             when kind = 'change' and exists(pk_names, c -> exists(change_rows, r -> not map_contains_key(r, c))) then
                 'a row lacks primary key column(s) ' || array_join(pk_names, ', ')
+                || ' (pkNames), so the row it changes cannot be identified'
             when kind = 'truncate' and coalesce(trim(table_field), '') = '' and truncated_name = '' then
                 'TRUNCATE names no table'
         end as reject_reason
