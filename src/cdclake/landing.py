@@ -50,13 +50,20 @@ partitioned by (landing_batch_id)
 
 # Kafka headers as given: an object, kcat's flat ["k","v",...] list, or [{"key","value"}].
 _HEADERS = """
-coalesce(
-    transform(map_entries(try_variant_get(h, '$', 'map<string,string>')),
-              e -> named_struct('key', e.key, 'value', e.value)),
-    try_variant_get(h, '$', 'array<struct<key: string, value: string>>'),
-    transform(sequence(0, size(try_variant_get(h, '$', 'array<string>')) div 2 - 1),
-              i -> named_struct('key', try_variant_get(h, '$', 'array<string>')[2 * i],
-                                'value', try_variant_get(h, '$', 'array<string>')[2 * i + 1])))
+case
+    when h is null or is_variant_null(h) then cast(array() as array<struct<key: string, value: string>>)
+    when schema_of_variant(h) like 'OBJECT%' then
+        transform(map_entries(try_variant_get(h, '$', 'map<string,string>')),
+                  e -> named_struct('key', e.key, 'value', e.value))
+    when schema_of_variant(h) like 'ARRAY<OBJECT%' then
+        try_variant_get(h, '$', 'array<struct<key: string, value: string>>')
+    when coalesce(size(try_variant_get(h, '$', 'array<string>')), 0) < 2 then
+        cast(array() as array<struct<key: string, value: string>>)
+    when schema_of_variant(h) like 'ARRAY%' then
+        transform(sequence(0, size(try_variant_get(h, '$', 'array<string>')) div 2 - 1),
+                  i -> named_struct('key', try_variant_get(h, '$', 'array<string>')[2 * i],
+                                    'value', try_variant_get(h, '$', 'array<string>')[2 * i + 1]))
+end
 """
 
 

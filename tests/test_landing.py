@@ -1,0 +1,110 @@
+"""`cdc land` input shapes: our JSON lines, kcat -J lines and plain text, into bronze."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cdclake.landing import LandingError, detect_shape
+
+MESSAGE = json.dumps({"data": [{"id": "1"}], "database": "d", "table": "t", "type": "INSERT",
+                      "isDdl": False, "es": 1, "pkNames": ["id"]})
+BIG_DECIMAL = 123456789876543212345678987654321.110
+
+
+def _bronze(lake, batch_id: int) -> list[dict]:
+    return lake.rows(
+        "select topic, kafka_partition, kafka_offset, kafka_ts, message_key, message_value, "
+        "value_encoding, headers, declared_format, source_line, land_error from bronze.kafka_messages "
+        "where landing_batch_id = :b order by source_line", b=batch_id)
+
+
+@pytest.fixture(scope="module")
+def fresh(lake):
+    lake.reset()
+    return lake
+
+
+def test_envelope_lines(fresh, tmp_path):
+    path = tmp_path / "records.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"topic": "a", "partition": 2, "offset": 7, "timestamp": 1700000000123, "key": "k",
+                    "value": MESSAGE, "headers": {"trace": "x"}}),
+        # a value given as a JSON object keeps its digits exactly
+        '{"topic": "a", "partition": 2, "offset": 8, "value": {"n": 123456789876543212345678987654321.110}}',
+        json.dumps({"topic": "a", "partition": 2, "offset": 9, "value_base64": "AAEC/w==",
+                    "headers": [{"key": "h", "value": "v"}]}),
+        json.dumps({"topic": "a", "partition": 2, "offset": 10, "value": None}),  # tombstone
+        "",
+        "{not json",
+    ]) + "\n", encoding="utf-8")
+    batch, landed = fresh.land([path], declared_format="canal_json")
+    assert landed[0].shape == "envelope" and landed[0].records == 5 and landed[0].errors == 1
+    rows = _bronze(fresh, batch)
+    first = rows[0]
+    assert (first["topic"], first["kafka_partition"], first["kafka_offset"], first["message_key"]) == ("a", 2, 7, "k")
+    assert first["kafka_ts"].isoformat() == "2023-11-14T22:13:20.123000"
+    assert first["message_value"] == MESSAGE and first["value_encoding"] == "text"
+    assert first["headers"] == [{"key": "trace", "value": "x"}] and first["declared_format"] == "canal_json"
+    assert "123456789876543212345678987654321.11" in rows[1]["message_value"]
+    assert (rows[2]["message_value"], rows[2]["value_encoding"]) == ("AAEC/w==", "base64")
+    assert rows[2]["headers"] == [{"key": "h", "value": "v"}]
+    assert rows[3]["message_value"] is None and rows[3]["land_error"] is None
+    assert rows[4]["land_error"] == "line is not valid JSON" and rows[4]["message_value"] == "{not json"
+    assert [r["source_line"] for r in rows] == [1, 2, 3, 4, 6]
+
+
+def test_kcat_lines(fresh, tmp_path):
+    path = tmp_path / "kcat.jsonl"
+    path.write_text(json.dumps({"topic": "k", "partition": 1, "offset": 42, "tstype": "create",
+                                "ts": 1589373515477, "broker": 0, "headers": ["h1", "v1", "h2", "v2"],
+                                "key": None, "payload": MESSAGE}) + "\n"
+                    + json.dumps({"topic": "k", "partition": 1, "offset": 43, "ts": 1589373515478,
+                                  "headers": [], "key": "x", "payload": None}) + "\n", encoding="utf-8")
+    batch, landed = fresh.land([path])
+    assert landed[0].shape == "kcat"
+    row, tombstone = _bronze(fresh, batch)
+    assert tombstone["headers"] == [] and tombstone["message_value"] is None
+    assert (row["topic"], row["kafka_partition"], row["kafka_offset"]) == ("k", 1, 42)
+    assert row["message_value"] == MESSAGE and row["kafka_ts"].isoformat() == "2020-05-13T12:38:35.477000"
+    assert row["headers"] == [{"key": "h1", "value": "v1"}, {"key": "h2", "value": "v2"}]
+
+
+def test_plain_lines_continue_the_topic_offsets(fresh, tmp_path):
+    path = tmp_path / "plain.txt"
+    path.write_text(MESSAGE + "\n\n" + MESSAGE.replace('"1"', '"2"') + "\r\n", encoding="utf-8")
+    first, landed = fresh.land([path], topic="p")
+    assert landed[0].shape == "plain" and landed[0].records == 2
+    second, _ = fresh.land([path], topic="p")
+    offsets = [r["kafka_offset"] for b in (first, second) for r in _bronze(fresh, b)]
+    assert offsets == [0, 1, 2, 3]
+    assert not any(r["message_value"].endswith("\r") for r in _bronze(fresh, first))
+
+
+def test_plain_lines_need_a_topic(fresh, tmp_path):
+    path = tmp_path / "plain.txt"
+    path.write_text(MESSAGE + "\n", encoding="utf-8")
+    with pytest.raises(LandingError, match="give the topic with --topic"):
+        fresh.land([path])
+
+
+def test_unknown_format_and_missing_file_are_refused(fresh, tmp_path):
+    with pytest.raises(LandingError, match="unknown format 'canal'"):
+        fresh.land([tmp_path / "x"], declared_format="canal")
+    with pytest.raises(LandingError, match="no such file"):
+        fresh.land([tmp_path / "missing.jsonl"])
+
+
+@pytest.mark.parametrize("first_line, shape", [
+    ('{"topic": "t", "value": "x"}', "envelope"),
+    ('{"topic": "t", "partition": 0, "offset": 1, "payload": null}', "kcat"),
+    ('{"schema": {}, "payload": {"op": "c"}}', "plain"),
+    ("[1, 2]", "plain"),
+    ("hello", "plain"),
+])
+def test_shape_is_decided_by_the_first_line(tmp_path: Path, first_line: str, shape: str):
+    path = tmp_path / "f"
+    path.write_text("\n" + first_line + "\n", encoding="utf-8")
+    assert detect_shape(path) == shape
