@@ -13,7 +13,10 @@ $(STAMP): requirements.lock pyproject.toml
 	@command -v java >/dev/null 2>&1 || { echo "error: java not found (Java 17 is required by Spark)"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	# compat mode puts the project folder on sys.path: dbt finds its plugin dbt_cdclake
+	# there (it scans sys.path for dbt_* modules, which the default editable finder hides)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+		--config-settings editable_mode=compat -e .
 	@touch $(STAMP)
 
 setup: $(STAMP)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+PROJECT_DIR = Path(__file__).resolve().parents[1]
 PROFILES_DIR = PROJECT_DIR / "profiles"
 SAMPLES_DIR = PROJECT_DIR / "samples"
 

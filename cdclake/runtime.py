@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 _session: "SparkSession | None" = None
 
 
-def spark_settings(target: str = "local") -> dict[str, str]:
-    """The profile's `server_side_parameters` for `target`, with `$CDC_HOME` absolute."""
+def _profile() -> dict:
+    """The project's dbt profile, rendered, with `$CDC_HOME` absolute."""
     import jinja2
     import yaml
 
@@ -36,9 +36,19 @@ def spark_settings(target: str = "local") -> dict[str, str]:
     text = (paths.PROFILES_DIR / "profiles.yml").read_text(encoding="utf-8")
     env = jinja2.Environment()
     env.filters["as_number"] = lambda value: value
-    rendered = env.from_string(text).render(env_var=env_var)
-    profile = yaml.safe_load(rendered)["cdc_lakehouse"]["outputs"][target]
-    return {str(k): str(v) for k, v in profile.get("server_side_parameters", {}).items()}
+    return yaml.safe_load(env.from_string(text).render(env_var=env_var))["cdc_lakehouse"]
+
+
+def target_method(target: str | None = None) -> str:
+    """dbt-spark connection method of `target` (default: the profile's default target)."""
+    profile = _profile()
+    return str(profile["outputs"][target or profile["target"]]["method"])
+
+
+def spark_settings(target: str = "local") -> dict[str, str]:
+    """The profile's `server_side_parameters` for `target`, with `$CDC_HOME` absolute."""
+    outputs = _profile()["outputs"][target]
+    return {str(k): str(v) for k, v in outputs.get("server_side_parameters", {}).items()}
 
 
 def get_session() -> "SparkSession":

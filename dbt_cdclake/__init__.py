@@ -1,0 +1,41 @@
+"""dbt plugin: plain `dbt run` / `dbt build` / `dbt test` get the project's Spark session.
+
+dbt imports every installed module whose name starts with `dbt_` and instantiates the
+classes in its `plugins` list before it runs anything. For this project, and when the
+chosen target uses the embedded `session` method, `initialize` creates the Spark session
+(settings: the profile's `server_side_parameters`) and registers the Python UDFs on it;
+dbt-spark's `session` method then finds that session with `getOrCreate()`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from dbt.plugins.manager import dbtPlugin
+
+PROJECT_NAME = "cdc_lakehouse"
+
+
+def _chosen_target(argv: list[str]) -> str | None:
+    """The `--target` / `-t` of the dbt command line, else $DBT_TARGET."""
+    for i, arg in enumerate(argv):
+        if arg in ("--target", "-t") and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--target="):
+            return arg.split("=", 1)[1]
+    return os.environ.get("DBT_TARGET")
+
+
+class CdcLakehousePlugin(dbtPlugin):
+    def initialize(self) -> None:
+        if self.project_name != PROJECT_NAME:
+            return
+        from cdclake.runtime import get_session, target_method
+
+        if target_method(_chosen_target(sys.argv)) != "session":
+            return
+        get_session()
+
+
+plugins = [CdcLakehousePlugin]
