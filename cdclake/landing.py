@@ -178,12 +178,31 @@ def _next_plain_offset(spark: "SparkSession", topic: str) -> int:
 
 
 def _read_lines(spark: "SparkSession", path: Path) -> "DataFrame":
-    from pyspark.sql.types import LongType, StringType, StructField, StructType
+    """The file's non-blank lines with their 1-based line numbers, all in the JVM.
 
-    text = spark.read.text(str(path))
-    numbered = text.rdd.zipWithIndex().map(lambda pair: (pair[0][0].rstrip("\r"), pair[1] + 1))
-    schema = StructType([StructField("line", StringType()), StructField("line_no", LongType())])
-    return spark.createDataFrame(numbered, schema).where("trim(line) != ''")
+    Spark splits a text file into partitions in file order; a line's number is its
+    position in its partition plus the line counts of the partitions before it.
+    """
+    from pyspark.sql import functions as F
+
+    text = spark.read.text(str(path)).select(
+        F.col("value").alias("line"),
+        F.spark_partition_id().alias("part"),
+        F.monotonically_increasing_id().alias("mono"),
+    )
+    counts = sorted((r["part"], r["n"]) for r in text.groupBy("part").agg(F.count("*").alias("n")).collect())
+    before, first_line = 0, {}
+    for part, n in counts:
+        first_line[part] = before
+        before += n
+    first = F.create_map(*[x for part, start in first_line.items() for x in (F.lit(part), F.lit(start))]) \
+        if first_line else F.create_map().cast("map<int,bigint>")
+    # mono = (partition << 33) + position in the partition
+    position = F.col("mono") - F.shiftleft(F.col("part").cast("bigint"), 33)
+    return text.select(
+        F.regexp_replace("line", "\r$", "").alias("line"),
+        (F.element_at(first, F.col("part")) + position + 1).alias("line_no"),
+    ).where("trim(line) != ''")
 
 
 def _file_frame(spark: "SparkSession", path: Path, shape: str, topic: str | None,
