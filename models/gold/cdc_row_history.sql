@@ -44,6 +44,35 @@ new_changes as (
     select * from changes
     where landing_batch_id > (select batch_id from watermark)
 ),
+
+touched_keys as (
+    -- the keys new changes touch, and every known key of a table that got a new TRUNCATE
+    select distinct table_id, row_key from new_changes where row_key is not null
+    union
+    select distinct table_id, before_row_key from new_changes where before_row_key is not null
+    union
+    select distinct h.table_id, h.row_key from {{ this }} as h
+    left semi join (select table_id from new_changes where op = 'TRUNCATE') as t
+        on h.table_id = t.table_id
+),
+
+touched_change_ids as (
+    select c.change_id from changes as c
+    left semi join touched_keys as k on c.table_id = k.table_id and c.row_key = k.row_key
+    union
+    select c.change_id from changes as c
+    left semi join touched_keys as k on c.table_id = k.table_id and c.before_row_key = k.row_key
+),
+
+folded_changes as (
+    -- all changes, old and new, of the touched keys: they are folded again from the start
+    select * from changes
+    left semi join touched_change_ids as t on changes.change_id = t.change_id
+),
+{% else %}
+folded_changes as (
+    select * from changes where op != 'TRUNCATE'
+),
 {% endif %}
 
 key_events as (
@@ -59,7 +88,7 @@ key_events as (
         c.change_id,
         c.landing_batch_id,
         size(c.pk_columns) > 0 as is_keyed
-    from changes as c
+    from folded_changes as c
     lateral view explode(
         case
             when c.op = 'TRUNCATE' then array()
@@ -102,16 +131,6 @@ key_events as (
 ),
 
 {% if is_incremental() %}
-touched_keys as (
-    select distinct key_events.table_id, key_events.row_key
-    from key_events
-    left semi join (select distinct table_id from new_changes where op = 'TRUNCATE') as truncated
-        on key_events.table_id = truncated.table_id
-    union
-    select distinct table_id, row_key from key_events
-    where landing_batch_id > (select batch_id from watermark)
-),
-
 relevant_events as (
     select key_events.*
     from key_events
