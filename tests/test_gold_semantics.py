@@ -1,0 +1,123 @@
+"""Gold fold rules of DESIGN §4.4 on small hand-written Canal streams, one rule per test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+TYPES = {"id": "int", "v": "varchar(8)"}
+
+
+def message(seq: int, op: str, table: str, data: list[dict] | None, old: list[dict] | None = None,
+            pk: list[str] | None = None, sql: str = "") -> dict:
+    return {"data": data, "old": old, "database": "g", "table": table, "type": op,
+            "isDdl": op == "TRUNCATE", "es": 1_700_000_000_000 + seq * 1000, "ts": 1_700_000_000_000 + seq * 1000,
+            "pkNames": ["id"] if pk is None else pk, "mysqlType": TYPES, "sql": sql, "id": seq}
+
+
+def records(topic: str, messages: list[dict], partition_of=lambda m: 0) -> list[str]:
+    offsets: dict[int, int] = {}
+    out = []
+    for m in messages:
+        part = partition_of(m)
+        offsets[part] = offsets.get(part, -1) + 1
+        out.append(json.dumps({"topic": topic, "partition": part, "offset": offsets[part], "value": json.dumps(m)}))
+    return out
+
+
+KEYED = [
+    message(1, "INSERT", "keyed", [{"id": "1", "v": "a"}, {"id": "2", "v": "b"}]),
+    message(2, "UPDATE", "keyed", [{"id": "3", "v": "a"}], [{"id": "1"}]),        # key 1 -> 3
+    message(3, "UPDATE", "keyed", [{"id": "2", "v": "c"}], [{"v": "b"}]),
+    message(4, "DELETE", "keyed", [{"id": "2", "v": "c"}]),
+    message(5, "INSERT", "keyed", [{"id": "2", "v": "d"}]),                        # re-insert after delete
+]
+UNKEYED = [
+    message(1, "INSERT", "bag", [{"id": "7", "v": "x"}, {"id": "7", "v": "x"}], pk=[]),
+    message(2, "DELETE", "bag", [{"id": "7", "v": "x"}], pk=[]),
+    message(3, "INSERT", "bag", [{"id": "8", "v": "y"}], pk=[]),
+]
+TRUNCATED = [
+    message(1, "INSERT", "trunc", [{"id": "1", "v": "a"}, {"id": "2", "v": "b"}]),
+    message(2, "TRUNCATE", "trunc", None, sql="TRUNCATE TABLE g.trunc"),
+    message(3, "INSERT", "trunc", [{"id": "3", "v": "c"}]),
+]
+EMPTIED = [
+    message(1, "INSERT", "emptied", [{"id": "1", "v": "a"}]),
+    message(2, "TRUNCATE", "emptied", None, sql="TRUNCATE TABLE g.emptied"),
+]
+
+
+@pytest.fixture(scope="module")
+def gold(lake, tmp_path_factory):
+    tmp: Path = tmp_path_factory.mktemp("gold")
+    lake.reset()
+    first = tmp / "first.jsonl"
+    # the update of key 2 (message 3) lands in a later batch than message 4 and 5 of partition 1
+    lines = records("g.keyed", KEYED, partition_of=lambda m: 1 if m["es"] % 10_000 >= 4000 else 0)
+    first.write_text("\n".join(lines[:2] + lines[3:] + records("g.bag", UNKEYED)
+                               + records("g.trunc", TRUNCATED[:1]) + records("g.emptied", EMPTIED[:1])) + "\n",
+                     encoding="utf-8")
+    lake.land([first], declared_format="canal_json")
+    lake.build()
+    second = tmp / "second.jsonl"
+    second.write_text("\n".join(lines[2:3] + lines[:1] + records("g.trunc", TRUNCATED)
+                                + records("g.emptied", EMPTIED)[1:]) + "\n", encoding="utf-8")
+    lake.land([second], declared_format="canal_json")
+    lake.build()
+    return lake
+
+
+def current(lake, table: str) -> dict[str, tuple[dict, int]]:
+    return {r["row_key"]: (r["row"], r["row_count"]) for r in lake.rows(
+        "select row_key, row, row_count from gold.cdc_current_rows where table_id = :t", t=table)}
+
+
+def test_key_change_moves_the_row_and_late_changes_fold_in_order(gold):
+    assert current(gold, "g.keyed") == {
+        '["3"]': ({"id": "3", "v": "a"}, 1),
+        '["2"]': ({"id": "2", "v": "d"}, 1),
+    }
+
+
+def test_history_is_scd2(gold):
+    rows = gold.rows("""select row_key, op, row['v'] as v, is_current, is_deleted,
+                               valid_to is null as open_ended
+                        from gold.cdc_row_history where table_id = 'g.keyed' order by row_key, valid_from""")
+    assert rows == [
+        {"row_key": '["1"]', "op": "INSERT", "v": "a", "is_current": False, "is_deleted": False, "open_ended": False},
+        {"row_key": '["1"]', "op": "UPDATE", "v": "a", "is_current": True, "is_deleted": True, "open_ended": True},
+        {"row_key": '["2"]', "op": "INSERT", "v": "b", "is_current": False, "is_deleted": False, "open_ended": False},
+        {"row_key": '["2"]', "op": "UPDATE", "v": "c", "is_current": False, "is_deleted": False, "open_ended": False},
+        {"row_key": '["2"]', "op": "DELETE", "v": "c", "is_current": False, "is_deleted": True, "open_ended": False},
+        {"row_key": '["2"]', "op": "INSERT", "v": "d", "is_current": True, "is_deleted": False, "open_ended": True},
+        {"row_key": '["3"]', "op": "UPDATE", "v": "a", "is_current": True, "is_deleted": False, "open_ended": True},
+    ]
+
+
+def test_table_without_key_is_a_multiset(gold):
+    assert current(gold, "g.bag") == {
+        '{"id":"7","v":"x"}': ({"id": "7", "v": "x"}, 1),
+        '{"id":"8","v":"y"}': ({"id": "8", "v": "y"}, 1),
+    }
+
+
+def test_truncate_empties_the_table_up_to_that_point(gold):
+    assert current(gold, "g.trunc") == {'["3"]': ({"id": "3", "v": "c"}, 1)}
+    closed = gold.rows("select row_key from gold.cdc_row_history where table_id = 'g.trunc' "
+                       "and op = 'TRUNCATE' and is_deleted order by row_key")
+    assert [r["row_key"] for r in closed] == ['["1"]', '["2"]']
+
+
+def test_a_table_emptied_in_a_later_batch_leaves_no_rows(gold):
+    # its only row was live after the first build; the truncate came in the second batch
+    assert current(gold, "g.emptied") == {}
+    assert gold.rows("select count(*) as n from gold.cdc_row_history where table_id = 'g.emptied'")[0]["n"] == 2
+
+
+def test_redelivered_and_relanded_changes_count_once(gold):
+    # message 1 of g.keyed and the whole g.trunc stream were landed twice
+    assert gold.rows("select count(*) as n from silver.cdc_changes where table_id = 'g.keyed'")[0]["n"] == 6
+    assert gold.rows("select count(*) as n from silver.int_cdc__messages where is_duplicate")[0]["n"] == 2
