@@ -1,12 +1,7 @@
-"""The format ids of DESIGN §4.2 and the ones this version can decode."""
+"""The format ids of DESIGN §4.2 (decoders exist for those in dbt_project.yml's
+`cdc_decoded_formats`; the others are routed and rejected as "no decoder yet")."""
 
 from __future__ import annotations
-
-from pathlib import Path
-
-import yaml
-
-from cdclake import paths
 
 KNOWN_FORMATS = (
     "canal_json",
@@ -22,9 +17,3 @@ KNOWN_FORMATS = (
     "dts_avro",
     "shareplex_json",
 )
-
-
-def decoded_formats(project_dir: Path = paths.PROJECT_DIR) -> list[str]:
-    """Formats with a decoder model, as listed in `dbt_project.yml` (`vars.cdc_decoded_formats`)."""
-    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8"))
-    return list(project["vars"]["cdc_decoded_formats"])
