@@ -87,7 +87,10 @@ classified as (
         regexp_replace(
             regexp_extract(sql_text, '(?is)^\\s*truncate\\s+(?:table\\s+)?([^\\s;(]+)', 1), '[`"\\[\\]]', ''
         ) as truncated_name,
-        transform_values(column_types, (k, t) -> {{ cdc_base_type('t') }}) as base_types
+        -- a cheap look at the raw text first: most messages hold no value that needs more
+        -- than its text (a binary, ENUM/SET or timestamp column, a number with an exponent)
+        message_value rlike {{ _canal_family_special_types(format_id) }}
+            or message_value rlike '"[-+]?[0-9]*[.]?[0-9]+[eE][-+]?[0-9]+"' as needs_canonical
     from envelope
 ),
 
@@ -158,10 +161,13 @@ exploded as (
 canonical as (
     select
         *,
-        transform(
-            array(raw_before, raw_after),
-            img -> transform_values(img, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
-        ) as canonical_images
+        case when needs_canonical then element_at(transform(
+            array(transform_values(column_types, (k, t) -> {{ cdc_base_type('t') }})),
+            base_types -> transform(
+                array(raw_before, raw_after),
+                img -> transform_values(img, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
+            )
+        ), 1) else array(raw_before, raw_after) end as canonical_images
     from exploded
 ),
 
@@ -224,6 +230,18 @@ final as (
 )
 
 select * from final
+{%- endmacro %}
+
+
+{#- A regular expression that finds, in the raw message, the name of a column type whose
+    values _canal_family_value converts (false positives only cost time). -#}
+{% macro _canal_family_special_types(format_id) -%}
+    {%- set names = ['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw',
+                     'image', 'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring',
+                     'multipolygon', 'geometrycollection', 'geomcollection'] -%}
+    {%- if format_id in ('canal_json', 'canal_json_legacy') -%}{%- set names = names + ['enum', 'set'] -%}{%- endif -%}
+    {%- if format_id == 'drs_json' -%}{%- set names = names + ['timestamp'] -%}{%- endif -%}
+    '(?i)"(long )?({{ names | join('|') }})\\b'
 {%- endmacro %}
 
 
