@@ -258,23 +258,27 @@ select * from final
             'image', 'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring',
             'multipolygon', 'geometrycollection', 'geomcollection'
         ) then
+            -- base64() breaks lines every 76 characters unless spark.sql.chunkBase64String.enabled
+            -- is false, which a cluster may not set: remove them
+            regexp_replace(base64(
         {%- if format_id in ('drs_json', 'drs_json_c') %}
-            case
-                when {{ t }} = 'bytea' and {{ x }} rlike '^(\\\\x)?([0-9a-fA-F]{2})*$' then
-                    base64(unhex(regexp_replace({{ x }}, '^\\\\x', '')))
-                when {{ x }} rlike '^\\[\\s*(-?[0-9]+\\s*(,\\s*-?[0-9]+\\s*)*)?\\]$' then
-                    base64(unhex(concat_ws('', transform(
-                        filter(split(regexp_replace({{ x }}, '[\\[\\] ]', ''), ','), b -> b != ''),
-                        b -> lpad(hex(cast(b as int) & 255), 2, '0')
-                    ))))
-                else base64(encode({{ x }}, 'UTF-8'))
-            end
+                case
+                    when {{ t }} = 'bytea' and {{ x }} rlike '^(\\\\x)?([0-9a-fA-F]{2})*$' then
+                        unhex(regexp_replace({{ x }}, '^\\\\x', ''))
+                    when {{ x }} rlike '^\\[\\s*(-?[0-9]+\\s*(,\\s*-?[0-9]+\\s*)*)?\\]$' then
+                        unhex(concat_ws('', transform(
+                            filter(split(regexp_replace({{ x }}, '[\\[\\] ]', ''), ','), b -> b != ''),
+                            b -> lpad(hex(cast(b as int) & 255), 2, '0')
+                        )))
+                    else encode({{ x }}, 'UTF-8')
+                end
         {%- else %}
-            case
-                when {{ x }} rlike '^[\\x00-\\xFF]*$' then base64(encode({{ x }}, 'ISO-8859-1'))
-                else base64(encode({{ x }}, 'UTF-8'))
-            end
+                case
+                    when {{ x }} rlike '^[\\x00-\\xFF]*$' then encode({{ x }}, 'ISO-8859-1')
+                    else encode({{ x }}, 'UTF-8')
+                end
         {%- endif %}
+            ), '[\\r\\n]', '')
         {%- if format_id == 'drs_json' %}
         when {{ t }} = 'timestamp' and {{ x }} rlike '^-?[0-9]+([.][0-9]+)?$' then
             {{ cdc_iso_instant('timestamp_micros(cast(cast(' ~ x ~ ' as decimal(30, 6)) * 1000000 as bigint))') }}
