@@ -9,7 +9,9 @@ Formats without a vendor example (DRS JSON-C, a pre-2022 DTS UPDATE) are built b
 from the documents' descriptions, below.
 
 The whole module shares one lake: every case lands under its own topic, then one build;
-Paimon's scenarios, which check the state after each file, add one build per further file.
+Paimon's scenarios, which check the state after each file, add one build per further file
+(5 builds in all). Gold keeps one table per table_id whatever the topic, so the peer files
+whose tables share names with other cases land with their `database` renamed.
 """
 
 from __future__ import annotations
@@ -577,16 +579,16 @@ def test_flink_canal_filter_table_keeps_every_table(built):
     """Flink's testFilteringTables keeps only database ^my.* and table ^prod.*: those tables
     (mydb.product) fold to its expected state. We deliberately keep every table, each apart:
     mydb.orders and mydb.project fold too (states derived by hand from the file)."""
+    def order(number: str, date: str, purchaser: str, quantity: str, product: str) -> Image:
+        return {"order_number": number, "order_date": date, "purchaser": purchaser, "quantity": quantity,
+                "product_id": product}
+
     tables = gold(built.lake, PEER_FILTER_TABLE)
     filtered = {t: rows for t, rows in tables.items()
                 if re.fullmatch("^my.*", t.split(".")[0]) and re.fullmatch("^prod.*", t.split(".")[1])}
     assert {t: by_id(rows) for t, rows in filtered.items()} == {
         "mydb.product": flink_rows(flink_vector("canal-data-filter-table.txt")["expected_final_state"])}
     assert set(tables) == {"mydb.product", "mydb.orders", "mydb.project"}
-    def order(number: str, date: str, purchaser: str, quantity: str, product: str) -> Image:
-        return {"order_number": number, "order_date": date, "purchaser": purchaser, "quantity": quantity,
-                "product_id": product}
-
     assert by_id(tables["mydb.orders"], "order_number") == [
         order("10001", "2016-01-16", "1001", "3", "102"),   # quantity 1 -> 3
         order("10003", "2016-02-19", "1002", "2", "106"),   # 10002 deleted
