@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -57,7 +58,8 @@ def _cmd_docs(args: argparse.Namespace) -> int:
 
     if not run_dbt(["docs", "generate"]):
         return 1
-    print(f"docs site: {paths.PROJECT_DIR / 'target' / 'index.html'}")
+    target = os.environ.get("DBT_TARGET_PATH", str(paths.PROJECT_DIR / "target"))
+    print(f"docs site: {os.path.join(target, 'index.html')}")
     if args.serve:
         return 0 if run_dbt(["docs", "serve", "--host", "127.0.0.1", "--port", str(args.port),
                              "--no-browser"]) else 1

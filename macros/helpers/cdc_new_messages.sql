@@ -10,6 +10,6 @@
         and not is_duplicate
         and route_error is null
         {%- if decoded is not none and not flags.FULL_REFRESH %}
-        and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from {{ decoded }})
+        and landing_batch_id > {{ cdc_high_water_mark(decoded) }}
         {%- endif %}
 {%- endmacro %}

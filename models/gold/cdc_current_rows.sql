@@ -12,7 +12,7 @@
     tables whose history was rebuilt; a table left without rows loses its partition in
     the post-hook (an overwrite with no rows would leave the old ones in place). -#}
 
-{% if cdc_nothing_new("select built_through_batch_id from " ~ ref('cdc_row_history') ~ " where built_through_batch_id > (select coalesce(max(built_through_batch_id), 0) from " ~ this ~ ")") %}
+{% if cdc_nothing_new(ref('cdc_row_history'), column='built_through_batch_id', mark_column='built_through_batch_id') %}
 
 select * from {{ this }} where false
 
@@ -23,7 +23,7 @@ with
 history as (
     select * from {{ ref('cdc_row_history') }}
     {% if is_incremental() %}
-        where built_through_batch_id > (select coalesce(max(built_through_batch_id), 0) from {{ this }})
+        where built_through_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
     {% endif %}
 ),
 

@@ -23,7 +23,7 @@
     (table_id) of the touched tables are rewritten, the others are left alone.
 -#}
 
-{% if cdc_nothing_new("select landing_batch_id from " ~ ref('cdc_changes') ~ " where landing_batch_id > (select coalesce(max(built_through_batch_id), 0) from " ~ this ~ ")") %}
+{% if cdc_nothing_new(ref('cdc_changes'), mark_column='built_through_batch_id') %}
 
 select * from {{ this }} where false
 
@@ -37,7 +37,7 @@ changes as (
 
 {% if is_incremental() %}
 watermark as (
-    select coalesce(max(built_through_batch_id), 0) as batch_id from {{ this }}
+    select {{ cdc_high_water_mark(this, 'built_through_batch_id') }} as batch_id
 ),
 
 new_changes as (

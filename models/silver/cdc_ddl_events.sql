@@ -8,7 +8,7 @@
 {#- DDL statements with their parse (UDF cdc_parse_ddl, sqlglot). A table, not a view:
     a model that calls a session UDF must be materialized. -#}
 
-{% if cdc_nothing_new("select landing_batch_id from " ~ ref('int_cdc__decoded') ~ " where record_kind = 'ddl' and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from " ~ this ~ ")") %}
+{% if cdc_nothing_new(ref('int_cdc__decoded'), where="record_kind = 'ddl'") %}
 
 select * from {{ this }} where false
 
@@ -20,7 +20,7 @@ decoded as (
     select * from {{ ref('int_cdc__decoded') }}
     where record_kind = 'ddl'
     {% if is_incremental() %}
-        and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from {{ this }})
+        and landing_batch_id > {{ cdc_high_water_mark(this) }}
     {% endif %}
 ),
 

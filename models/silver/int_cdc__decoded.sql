@@ -6,7 +6,7 @@
     )
 }}
 
-{% if cdc_nothing_new("select landing_batch_id from " ~ ref('int_cdc__messages') ~ " where not is_duplicate and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from " ~ this ~ ")") %}
+{% if cdc_nothing_new(ref('int_cdc__messages'), where='not is_duplicate') %}
 
 select * from {{ this }} where false
 
@@ -55,7 +55,7 @@ routing_rejects as (
     where route_error is not null
         and not is_duplicate
         {% if is_incremental() %}
-            and landing_batch_id > (select coalesce(max(landing_batch_id), 0) from {{ this }})
+            and landing_batch_id > {{ cdc_high_water_mark(this) }}
         {% endif %}
 ),
 

@@ -7,7 +7,7 @@
 }}
 -- depends_on: {{ ref('topic_formats') }}
 
-{% if cdc_nothing_new("select landing_batch_id from " ~ source('bronze', 'kafka_messages') ~ " where landing_batch_id > (select coalesce(max(landing_batch_id), 0) from " ~ this ~ ")") %}
+{% if cdc_nothing_new(source('bronze', 'kafka_messages')) %}
 
 select * from {{ this }} where false
 
@@ -18,7 +18,7 @@ with
 bronze as (
     select * from {{ source('bronze', 'kafka_messages') }}
     {% if is_incremental() %}
-        where landing_batch_id > (select coalesce(max(landing_batch_id), 0) from {{ this }})
+        where landing_batch_id > {{ cdc_high_water_mark(this) }}
     {% endif %}
 ),
 
