@@ -1,6 +1,8 @@
 {#- Nothing is lost (DESIGN §4.3): every bronze record ends in exactly one of
     silver.cdc_changes, silver.cdc_ddl_events, silver.cdc_heartbeats, silver.cdc_rejects,
-    or is a duplicate of an earlier record. Returns the records that do not. -#}
+    silver.cdc_update_halves (one half of an update sent as two messages: paired into a
+    change, or waiting for its partner), or is a duplicate of an earlier record. Returns
+    the records that do not. -#}
 
 with
 
@@ -12,6 +14,9 @@ bronze as (
 placed as (
     select distinct landing_batch_id, source_file, source_line, 'change' as place
     from {{ ref('cdc_changes') }}
+    where pair_key is null
+    union all
+    select landing_batch_id, source_file, source_line, 'update half' from {{ ref('cdc_update_halves') }}
     union all
     select landing_batch_id, source_file, source_line, 'ddl' from {{ ref('cdc_ddl_events') }}
     union all

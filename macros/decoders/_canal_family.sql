@@ -214,6 +214,7 @@ final as (
         timestamp_millis(ts) as capture_ts,
         case when seq is null then cast(array() as array<decimal(38, 0)>) else array(seq) end as sort_key,
         gtid as tx_id,
+        cast(null as string) as pair_key,
         case when record_kind in ('ddl', 'change') and kind != 'change' then sql_text end as ddl_text,
         case
             when lower(db_type) like '%oracle%' then 'oracle'

@@ -2,16 +2,26 @@
     declared format nor a topic_formats row. Returns a format id, '?canal' for the Canal
     family (whose members one message cannot tell apart) or NULL when no rule matches.
     Rules in order, first match wins. -#}
-{% macro cdc_detect_format(value, encoding) -%}
+{% macro cdc_detect_format(value, encoding, key='null') -%}
     case
+        when ({{ value }} is null or {{ value }} = '') and startswith(ltrim({{ key }}), '{') then 'debezium_json'
         when {{ value }} is null or {{ value }} = '' then cast(null as string)
+        when {{ encoding }} = 'base64' and hex(substr(try_to_binary({{ value }}, 'base64'), 1, 16)) rlike '^(20|09|0A|0D)*7B'
+            -- JSON sent as bytes (DataHub Blob)
+            then {{ _cdc_detect_json_format("try_validate_utf8(cast(try_to_binary(" ~ value ~ ", 'base64') as string))") }}
         when {{ encoding }} = 'base64' then
             case
                 when hex(substr(unbase64({{ value }}), 1, 2)) = 'C301' then 'drs_avro'
                 when hex(substr(unbase64({{ value }}), 1, 1)) = '00' then cast(null as string)
                 else 'dts_avro'
             end
-        else element_at(transform(array(try_parse_json({{ value }})), v -> case
+        else {{ _cdc_detect_json_format(value) }}
+    end
+{%- endmacro %}
+
+{#- The JSON rules of cdc_detect_format. -#}
+{% macro _cdc_detect_json_format(text) -%}
+        element_at(transform(array(try_parse_json({{ text }})), v -> case
             when v is null then cast(null as string)
             when try_variant_get(v, '$.payload.message_version', 'string') = '1.0'
                 or {{ cdc_has('v', '$.payload.DATA_STORE') }} then 'cdl_json'
@@ -33,5 +43,4 @@
                 then 'debezium_json'
             when {{ cdc_has('v', '$._operation_type_') }} then 'datahub_tuple'
         end), 1)
-    end
 {%- endmacro %}

@@ -1,10 +1,18 @@
 {#- The routed, first-delivery messages of one format that int_cdc__decoded has not
-    decoded yet (landing batches above its high-water mark). -#}
+    decoded yet (landing batches above its high-water mark), with `value_text`: the value
+    as text, also when it was landed as base64 (DataHub Blob records carry the DataWorks
+    JSON as UTF-8 bytes). -#}
 {% macro cdc_new_messages(format_id) -%}
     {%- set decoded = adapter.get_relation(
         database=none, schema=generate_schema_name('silver', none), identifier='int_cdc__decoded'
     ) if execute else none -%}
-    select *
+    select
+        *,
+        case
+            -- NULL when the bytes are not UTF-8 text
+            when value_encoding = 'base64' then try_validate_utf8(cast(try_to_binary(message_value, 'base64') as string))
+            else message_value
+        end as value_text
     from {{ ref('int_cdc__messages') }}
     where vendor_format = '{{ format_id }}'
         and not is_duplicate

@@ -37,6 +37,7 @@ final as (
         capture_ts,
         sort_key,
         tx_id,
+        pair_key,
         ddl_text as truncate_statement,
         message_id,
         landing_batch_id,

@@ -41,7 +41,7 @@ resolved as (
             else 'shape'
         end as format_source,
         coalesce(
-            declared_format, routed_format, {{ cdc_detect_format('message_value', 'value_encoding') }}
+            declared_format, routed_format, {{ cdc_detect_format('message_value', 'value_encoding', 'message_key') }}
         ) as resolved_format
     from identified
 ),
@@ -104,7 +104,8 @@ final as (
             when resolved_format not in (
                 {%- for f in var('cdc_decoded_formats') %}'{{ f }}'{% if not loop.last %}, {% endif %}{% endfor -%}
             ) then 'format ' || resolved_format || ' has no decoder in this version'
-            when message_value is null or message_value = '' then 'empty message value'
+            when (message_value is null or message_value = '')
+                and not (resolved_format = 'debezium_json' and message_key is not null) then 'empty message value'
             when octet_length(message_value) > {{ var('cdc_max_message_bytes') }} then
                 'message value is ' || octet_length(message_value) || ' bytes, over the limit of '
                 || {{ var('cdc_max_message_bytes') }} || ' (var cdc_max_message_bytes)'
