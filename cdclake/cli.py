@@ -1,4 +1,4 @@
-"""The `cdc` command: land, build, dbt, sql, demo, docs."""
+"""The `cdc` command: land, build, dbt, sql, status, demo, docs."""
 
 from __future__ import annotations
 
@@ -40,17 +40,40 @@ def _cmd_dbt(args: argparse.Namespace) -> int:
     return 0 if run_dbt(args.dbt_args) else 1
 
 
-def _cmd_sql(args: argparse.Namespace) -> int:
+def _print_query(query: str, args: argparse.Namespace) -> int:
     from cdclake.runtime import get_session
     from cdclake.tables import format_table, rows_to_json
 
-    frame = get_session().sql(args.query)
+    frame = get_session().sql(query)
     rows = frame.collect()
     if args.json:
         print(rows_to_json(frame.columns, rows))
     else:
         print(format_table(frame.columns, rows, max_width=args.max_width))
     return 0
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    return _print_query(args.query, args)
+
+
+STATUS_QUERY = """
+select topic, table_id, vendor_format as format, changes, inserts, updates, deletes, snapshots,
+    truncates, ddl_events as ddl, heartbeats, other_markers as markers, rejects, duplicates,
+    waiting_update_halves as waiting_halves, last_event_ts, last_change_lag_seconds as lag_s,
+    last_heartbeat_ts, heartbeat_lag_seconds as heartbeat_lag_s
+from gold.cdc_sync_status
+order by topic, table_id nulls first
+"""
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from cdclake.runtime import get_session
+
+    if not get_session().catalog.tableExists("gold.cdc_sync_status"):
+        print("no status yet: land records and run `cdc build` first", file=sys.stderr)
+        return 1
+    return _print_query(STATUS_QUERY, args)
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
@@ -100,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--json", action="store_true", help="print one JSON array of objects")
     sql.add_argument("--max-width", type=int, default=60, help="cut text cells longer than this")
     sql.set_defaults(func=_cmd_sql)
+
+    status = sub.add_parser("status", help="print gold.cdc_sync_status: per topic and table, "
+                            "counts by op, rejects, last change, lag, last heartbeat")
+    status.add_argument("--json", action="store_true", help="print one JSON array of objects")
+    status.add_argument("--max-width", type=int, default=40, help="cut text cells longer than this")
+    status.set_defaults(func=_cmd_status)
 
     docs = sub.add_parser("docs", help="build the dbt docs site (target/index.html)")
     docs.add_argument("--serve", action="store_true", help="then serve it on 127.0.0.1")

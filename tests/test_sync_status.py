@@ -1,0 +1,109 @@
+"""gold.cdc_sync_status adds up, run after run, to what silver holds; `cdc status` prints it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from cdclake import cli, synth
+
+TOPIC = "status.canal"
+
+# the figures of one (topic, table_id) computed straight from silver, for comparison
+FROM_SILVER = """
+with decoded as (
+    select topic, table_id, record_kind, op, marker_kind, event_ts, capture_ts
+    from silver.int_cdc__decoded where record_kind != 'half'
+    union all
+    select topic, null, 'duplicate', null, null, null, null
+    from silver.int_cdc__messages where is_duplicate
+)
+select topic, table_id,
+    count_if(record_kind = 'change') as changes,
+    count_if(op = 'INSERT') as inserts, count_if(op = 'UPDATE') as updates,
+    count_if(op = 'DELETE') as deletes, count_if(op = 'TRUNCATE') as truncates,
+    count_if(record_kind = 'ddl') as ddl_events,
+    count_if(record_kind = 'marker' and marker_kind != 'HEARTBEAT') as other_markers,
+    count_if(record_kind = 'reject') as rejects,
+    count_if(record_kind = 'duplicate') as duplicates,
+    max(case when record_kind = 'change' then event_ts end) as last_event_ts
+from decoded group by topic, table_id
+"""
+COLUMNS = ("changes", "inserts", "updates", "deletes", "truncates", "ddl_events", "other_markers",
+           "rejects", "duplicates", "last_event_ts")
+
+
+def _status(lake) -> dict[tuple[str, str | None], dict]:
+    return {(r["topic"], r["table_id"]): r for r in lake.rows("select * from gold.cdc_sync_status")}
+
+
+def _expected(lake) -> dict[tuple[str, str | None], dict]:
+    return {(r["topic"], r["table_id"]): r for r in lake.rows(FROM_SILVER)}
+
+
+def _assert_adds_up(lake) -> None:
+    status, expected = _status(lake), _expected(lake)
+    assert set(status) == set(expected)
+    for key, want in expected.items():
+        assert {c: status[key][c] for c in COLUMNS} == {c: want[c] for c in COLUMNS}, key
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory) -> list[Path]:
+    tmp = tmp_path_factory.mktemp("status")
+    stream = synth.generate("status", n_changes=120, seed=5)
+    records = synth.redeliver(synth.render_canal_family(stream, "canal_json", topic=TOPIC), 0.1)
+    paths = []
+    for i, part in enumerate(synth.split(records, 2)):
+        path = tmp / f"part{i}.jsonl"
+        synth.write_records(path, part)
+        with path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps({"topic": TOPIC, "partition": 9, "offset": i, "timestamp": 0,
+                                  "key": None, "value": f"{{not json {i}"}) + "\n")
+        paths.append(path)
+    return paths
+
+
+def test_status_adds_up_to_silver_after_each_run(lake, batches):
+    lake.reset()
+    lake.land([batches[0]], declared_format="canal_json")
+    lake.build()
+    _assert_adds_up(lake)
+    first = _status(lake)
+    assert first[(TOPIC, None)]["rejects"] == 1
+
+    lake.land([batches[1]], declared_format="canal_json")
+    lake.build()
+    _assert_adds_up(lake)
+    status = _status(lake)
+    assert status[(TOPIC, None)]["rejects"] == 2
+    assert status[(TOPIC, None)]["duplicates"] > 0
+    orders = status[(TOPIC, "status.orders")]
+    assert orders["changes"] > first[(TOPIC, "status.orders")]["changes"]
+    # Canal's `ts` (capture) is 250 ms after `es` (source change) in the generated stream
+    assert float(orders["last_change_lag_seconds"]) == pytest.approx(0.25, abs=0.001)
+    assert orders["last_heartbeat_ts"] is None and orders["heartbeat_lag_seconds"] is None
+
+    # a run with nothing new leaves the figures as they are
+    lake.build()
+    again = _status(lake)
+    assert {k: {c: v[c] for c in COLUMNS} for k, v in again.items()} == \
+        {k: {c: v[c] for c in COLUMNS} for k, v in status.items()}
+
+
+def test_cdc_status_prints_the_table(lake, batches):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["status", "--json"]) == 0
+    printed = json.loads(out.getvalue())
+    assert {(r["topic"], r["table_id"]) for r in printed} == set(_status(lake))
+    assert {"changes", "inserts", "rejects", "lag_s", "last_heartbeat_ts", "heartbeat_lag_s"} <= set(printed[0])
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["status"]) == 0
+    assert "status.orders" in out.getvalue() and "rejects" in out.getvalue()
