@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from udfs import ddl
+from udfs import ddl, ddlmeta
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-FAMILIES = (ddl,)
+FAMILIES = (ddl, ddlmeta)
 
 
 def register_all(spark: "SparkSession") -> None:

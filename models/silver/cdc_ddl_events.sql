@@ -61,6 +61,8 @@ final as (
         ddl.columns as ddl_columns,
         ddl.renamed_to as ddl_renamed_to,
         ddl.error as ddl_parse_error,
+        -- DataWorks: the ddlMeta object (UDF cdc_decode_ddlmeta) as JSON
+        case when vendor_format = 'dataworks_json' then detail end as ddl_meta,
         event_ts,
         capture_ts,
         sort_key,

@@ -1,0 +1,303 @@
+{#-
+    dataworks_json: Alibaba DataWorks "sync whole database to Kafka" JSON, also the payload
+    of DataHub Blob topics (the same JSON as UTF-8 bytes, landed as base64: read through
+    `value_text`). One message = one row image, one transaction marker, one heartbeat or
+    one DDL statement:
+
+    { "schema":  {"dataColumn": [{"name", "type"}], "primaryKey": [..] | null,
+                  "source": {"dbType", "dbName", "schemaName", "tableName"}},
+      "payload": {"op", "before": {"dataColumn": {..}}, "after": {"dataColumn": {..}},
+                  "sequenceId", "scn" (Oracle), "timestamp": {"eventTime", "systemTime"},
+                  "ddl": {"text", "ddlMeta"}} }
+
+    Keys may be absent instead of null (the DataHub examples omit them): both mean null.
+
+    - INSERT (after) -> INSERT, or SNAPSHOT for full-load rows (sequenceId "-1" or
+      eventTime -1); DELETE (before) -> DELETE.
+    - UPDATE_BEFOR (sic; before only) and UPDATE_AFTER (after only) -> two halves
+      (record_kind 'half', pair_key = sequenceId) that int_cdc__decoded pairs into one
+      UPDATE, also across landing batches. UPDATE_AFTER carrying both images (the
+      "one Kafka record per update" option) -> one UPDATE. An `UPDATE` with both images
+      (the op list of the DataHub document's format block) is accepted the same way.
+    - TRUNCATE -> a TRUNCATE change of the table (gold empties it), its statement in ddl_text.
+    - CREATE, ALTER, ERASE (drop), RENAME, CINDEX, DINDEX, QUERY -> DDL rows with ddl.text;
+      the base64 Java-serialized ddlMeta is decoded by the UDF cdc_decode_ddlmeta into
+      `detail` (JSON). A ddlMeta that is not a DDLMeta makes the message a reject.
+    - TRANSACTION_BEGIN / TRANSACTION_END -> TX_BEGIN / TX_END markers; XACOMMIT -> TX_END;
+      XAROLLBACK and GTID -> OTHER; MHEARTBEAT -> HEARTBEAT (event_ts = eventTime).
+    - Ordering: sort_key = [sequenceId] (numeric; "-1" sorts before every incremental
+      change), plus Oracle's `scn` as second element when the message has one.
+    - Values by their dataColumn type: DATE (13-digit epoch ms) -> ISO-8601 UTC instant;
+      BYTES (base64) kept as one line; BOOLEAN true/false; LONG, STRING as given; DOUBLE
+      as digits (a JSON string such as "1.100000" keeps its text; a JSON number keeps its
+      digits except trailing fraction zeros, which the VARIANT parse drops).
+-#}
+{% macro decode_dataworks_json() -%}
+{%- set ddl_ops = "'CREATE', 'ALTER', 'ERASE', 'RENAME', 'CINDEX', 'DINDEX', 'QUERY'" -%}
+with
+
+messages as (
+    {{ cdc_new_messages('dataworks_json') }}
+),
+
+-- The ddlMeta UDF runs in Python for every row it is given: a cheap look at the raw text
+-- sets the few messages with a ddlMeta apart, and only their DDL rows reach the UDF.
+-- Every message is parsed once (the small ddlMeta share twice).
+plain as (
+    select *, try_parse_json(value_text) as v, cast(null as string) as ddl_meta_json
+    from messages
+    where not coalesce(value_text like '%"ddlMeta"%', false)
+),
+
+with_meta as (
+    select *, try_parse_json(value_text) as v
+    from messages
+    where value_text like '%"ddlMeta"%'
+),
+
+meta_ddl as (
+    select *, cdc_decode_ddlmeta(try_variant_get(v, '$.payload.ddl.ddlMeta', 'string')) as ddl_meta_json
+    from with_meta
+    where try_variant_get(v, '$.payload.op', 'string') in ({{ ddl_ops }})
+        and {{ cdc_has_value('v', '$.payload.ddl.ddlMeta') }}
+),
+
+meta_other as (
+    select *, cast(null as string) as ddl_meta_json
+    from with_meta
+    where not coalesce(
+        try_variant_get(v, '$.payload.op', 'string') in ({{ ddl_ops }})
+            and {{ cdc_has_value('v', '$.payload.ddl.ddlMeta') }},
+        false
+    )
+),
+
+parsed as (
+    select * from plain
+    union all
+    select * from meta_ddl
+    union all
+    select * from meta_other
+),
+
+envelope as (
+    select
+        *,
+        try_variant_get(v, '$.payload.op', 'string') as vendor_op,
+        try_variant_get(v, '$.payload.sequenceId', 'string') as sequence_text,
+        try_variant_get(v, '$.payload.scn', 'string') as scn_text,
+        try_variant_get(v, '$.payload.timestamp.eventTime', 'bigint') as event_ms,
+        try_variant_get(v, '$.payload.timestamp.systemTime', 'bigint') as system_ms,
+        try_variant_get(v, '$.schema.source.dbType', 'string') as db_type,
+        try_variant_get(v, '$.schema.source.dbName', 'string') as db_name,
+        try_variant_get(v, '$.schema.source.schemaName', 'string') as schema_name,
+        try_variant_get(v, '$.schema.source.tableName', 'string') as table_name,
+        try_variant_get(v, '$.schema.primaryKey', 'array<string>') as primary_key,
+        {{ cdc_has_value('v', '$.schema.primaryKey') }} as has_primary_key,
+        try_variant_get(v, '$.schema.dataColumn', 'array<struct<name: string, type: string>>') as data_columns,
+        {{ cdc_has_value('v', '$.schema.dataColumn') }} as has_data_columns,
+        try_variant_get(v, '$.payload.before.dataColumn', 'map<string,variant>') as before_values,
+        try_variant_get(v, '$.payload.after.dataColumn', 'map<string,variant>') as after_values,
+        {{ cdc_has_value('v', '$.payload.before') }} as has_before,
+        {{ cdc_has_value('v', '$.payload.after') }} as has_after,
+        try_variant_get(v, '$.payload.ddl.text', 'string') as ddl_statement
+    from parsed
+),
+
+classified as (
+    select
+        *,
+        case
+            when vendor_op in ('INSERT', 'DELETE', 'UPDATE') then 'change'
+            when vendor_op = 'UPDATE_BEFOR' then 'half'
+            when vendor_op = 'UPDATE_AFTER' then case when has_before then 'change' else 'half' end
+            when vendor_op = 'TRUNCATE' then 'truncate'
+            when vendor_op in ({{ ddl_ops }}) then 'ddl'
+            when vendor_op in ('MHEARTBEAT', 'TRANSACTION_BEGIN', 'TRANSACTION_END', 'XACOMMIT', 'XAROLLBACK', 'GTID')
+                then 'marker'
+        end as kind,
+        case when sequence_text rlike '^-?[0-9]{1,38}$' then cast(sequence_text as decimal(38, 0)) end as seq,
+        case when vendor_op in ('DELETE', 'UPDATE_BEFOR', 'UPDATE_AFTER', 'UPDATE') then before_values end
+            as image_before,
+        case when vendor_op in ('INSERT', 'UPDATE_AFTER', 'UPDATE') then after_values end as image_after,
+        case
+            when vendor_op in ('INSERT', 'UPDATE_AFTER', 'UPDATE') and not has_after then 'after'
+            when vendor_op in ('DELETE', 'UPDATE_BEFOR', 'UPDATE') and not has_before then 'before'
+        end as missing_image,
+        coalesce(primary_key, cast(array() as array<string>)) as pk_names,
+        transform(data_columns, c -> c.name) as column_names,
+        regexp_replace(
+            regexp_extract(ddl_statement, '(?is)^\\s*truncate\\s+(?:table\\s+)?([^\\s;(]+)', 1), '[`"\\[\\]]', ''
+        ) as truncated_name
+    from envelope
+),
+
+checked as (
+    select
+        *,
+        case
+            when value_text is null then 'value is not UTF-8 text'
+            when v is null then 'value is not valid JSON'
+            when not startswith(ltrim(value_text), '{') then
+                'value is a JSON ' || case when startswith(ltrim(value_text), '[') then 'array' else 'scalar' end
+                || ', not an object'
+            when vendor_op is null then 'no "payload.op" field'
+            when kind is null then 'unknown "payload.op" value "' || vendor_op || '"'
+            when sequence_text is not null and seq is null then
+                '"payload.sequenceId" is not an integer: "' || sequence_text || '"'
+            when kind in ('change', 'half') and coalesce(trim(table_name), '') = '' then
+                '"schema.source.tableName" is missing or empty'
+            when kind in ('change', 'half') and has_data_columns
+                and (data_columns is null or exists(data_columns, c -> c is null or c.name is null)) then
+                '"schema.dataColumn" is not an array of {"name", "type"} objects'
+            when kind in ('change', 'half') and size(array_distinct(column_names)) != size(column_names) then
+                '"schema.dataColumn" names a column twice'
+            when kind in ('change', 'half') and has_primary_key
+                and (primary_key is null or exists(primary_key, c -> c is null)) then
+                '"schema.primaryKey" is not an array of column names'
+            when missing_image is not null then vendor_op || ' without "payload.' || missing_image || '"'
+            when kind in ('change', 'half') and has_before and before_values is null then
+                '"payload.before.dataColumn" is missing or not an object'
+            when kind in ('change', 'half') and has_after and after_values is null then
+                '"payload.after.dataColumn" is missing or not an object'
+            when kind = 'half' and seq is null then
+                vendor_op || ' without "payload.sequenceId", which pairs it with the other half of its update'
+            when kind in ('change', 'half') and exists(pk_names, c ->
+                    (image_before is not null and not map_contains_key(image_before, c))
+                    or (image_after is not null and not map_contains_key(image_after, c))) then
+                'an image lacks primary key column(s) ' || array_join(pk_names, ', ')
+                || ' (schema.primaryKey), so the row it changes cannot be identified'
+            when kind = 'truncate' and coalesce(trim(table_name), '') = '' and truncated_name = '' then
+                'TRUNCATE names no table'
+            when kind = 'ddl' and ddl_statement is null then vendor_op || ' without "payload.ddl.text"'
+            when get_json_object(ddl_meta_json, '$.error') is not null then
+                'ddlMeta is not a Java-serialized DDLMeta: ' || get_json_object(ddl_meta_json, '$.error')
+        end as reject_reason
+    from classified
+),
+
+typed as (
+    select
+        *,
+        case when reject_reason is not null then 'reject' when kind = 'truncate' then 'change' else kind end
+            as record_kind,
+        case
+            when reject_reason is null and kind in ('change', 'half') and data_columns is not null then
+                map_from_entries(transform(data_columns, c -> struct(c.name, c.type)))
+            when reject_reason is null and kind in ('change', 'half') then cast(map() as map<string, string>)
+        end as column_types
+    from checked
+),
+
+canonical as (
+    select
+        *,
+        case when record_kind in ('change', 'half') then
+            transform_values(image_before, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])') }})
+        end as before_image,
+        case when record_kind in ('change', 'half') then
+            transform_values(image_after, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])') }})
+        end as after_image
+    from typed
+),
+
+final as (
+    select
+        message_id,
+        'dataworks_json' as vendor_format,
+        topic,
+        kafka_partition,
+        kafka_offset,
+        kafka_ts,
+        case when record_kind = 'reject' then message_key end as message_key,
+        case when record_kind = 'reject' then message_value end as message_value,
+        value_encoding,
+        declared_format,
+        format_source,
+        source_file,
+        source_line,
+        landing_batch_id,
+        record_kind,
+        0 as row_index,
+        case
+            when kind = 'truncate' and coalesce(trim(db_name), '') = '' and coalesce(trim(table_name), '') = ''
+                and truncated_name like '%.%' then element_at(split(truncated_name, '[.]'), -2)
+            else db_name
+        end as source_db,
+        schema_name as source_schema,
+        case
+            when kind = 'truncate' and coalesce(trim(table_name), '') = ''
+                then element_at(split(truncated_name, '[.]'), -1)
+            else table_name
+        end as source_table,
+        cast(null as string) as table_id,
+        case
+            when record_kind = 'change' and kind = 'truncate' then 'TRUNCATE'
+            when record_kind in ('change', 'half') and vendor_op = 'INSERT'
+                and (seq = -1 or event_ms = -1) then 'SNAPSHOT'
+            when record_kind in ('change', 'half') and vendor_op in ('INSERT', 'DELETE') then vendor_op
+            when record_kind in ('change', 'half') then 'UPDATE'
+        end as op,
+        vendor_op,
+        case when record_kind in ('change', 'half') then pk_names end as pk_columns,
+        before_image as before,
+        after_image as after,
+        false as before_is_partial,
+        false as after_is_partial,
+        column_types,
+        -- eventTime is -1 on full-load rows: no source time
+        case when event_ms between 0 and 999999999999999 then timestamp_millis(event_ms) end as event_ts,
+        case when system_ms between 0 and 999999999999999 then timestamp_millis(system_ms) end as capture_ts,
+        case
+            when seq is null then cast(array() as array<decimal(38, 0)>)
+            when scn_text rlike '^[0-9]{1,38}$' then array(seq, cast(scn_text as decimal(38, 0)))
+            else array(seq)
+        end as sort_key,
+        cast(null as string) as tx_id,
+        case when record_kind = 'half' then cast(seq as string) end as pair_key,
+        case when record_kind in ('ddl', 'change') and kind in ('ddl', 'truncate') then ddl_statement end
+            as ddl_text,
+        case
+            when lower(db_type) like '%oracle%' then 'oracle'
+            when lower(db_type) like '%sql%server%' or lower(db_type) like '%sqlserver%' then 'tsql'
+            when lower(db_type) like '%postgres%' or lower(db_type) like '%polardb%pg%' then 'postgres'
+            else 'mysql'
+        end as ddl_dialect,
+        case when record_kind = 'marker' then
+            case vendor_op
+                when 'MHEARTBEAT' then 'HEARTBEAT'
+                when 'TRANSACTION_BEGIN' then 'TX_BEGIN'
+                when 'TRANSACTION_END' then 'TX_END'
+                when 'XACOMMIT' then 'TX_END'
+                else 'OTHER'
+            end
+        end as marker_kind,
+        case when record_kind = 'ddl' then ddl_meta_json end as detail,
+        case when record_kind = 'reject' then 'decode' end as reject_stage,
+        reject_reason
+    from canonical
+)
+
+select * from final
+{%- endmacro %}
+
+
+{#- Canonical text of one DataWorks column value `x` (a VARIANT) whose dataColumn type is
+    `t` (BOOLEAN, DOUBLE, DATE, BYTES, LONG, STRING; upper-case). -#}
+{% macro _dataworks_value(x, t) -%}
+    case
+        when {{ x }} is null or is_variant_null({{ x }}) then cast(null as string)
+        when schema_of_variant({{ x }}) like 'OBJECT%' or schema_of_variant({{ x }}) like 'ARRAY%'
+            then to_json({{ x }})
+        -- DATE: epoch milliseconds; DataWorks writes the instant, so UTC
+        when {{ t }} = 'DATE' and try_variant_get({{ x }}, '$', 'string') rlike '^-?[0-9]{1,15}$' then
+            {{ cdc_iso_instant("timestamp_millis(cast(try_variant_get(" ~ x ~ ", '$', 'string') as bigint))") }}
+        -- BYTES: base64 of the bytes already; a line-broken rendering is joined
+        when {{ t }} = 'BYTES' then regexp_replace(try_variant_get({{ x }}, '$', 'string'), '[\\r\\n]', '')
+        when {{ t }} = 'BOOLEAN' then lower(try_variant_get({{ x }}, '$', 'string'))
+        when {{ t }} = 'DOUBLE' or schema_of_variant({{ x }}) in ('DOUBLE', 'FLOAT')
+            or schema_of_variant({{ x }}) like 'DECIMAL%' then
+            {{ cdc_plain_number("try_variant_get(" ~ x ~ ", '$', 'string')") }}
+        else try_variant_get({{ x }}, '$', 'string')
+    end
+{%- endmacro %}

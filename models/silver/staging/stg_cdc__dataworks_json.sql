@@ -1,0 +1,1 @@
+{{ decode_dataworks_json() }}
