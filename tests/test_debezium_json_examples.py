@@ -215,7 +215,9 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     for i in range(0, len(mongo), 2):
         declared.append(record("ex.dbz.mongo", i // 2, mongo[i + 1], mongo[i]))
     by_shape.append(record("ex.cdl.v2", 0, lines(VECTORS / "huawei_cdl" / "cdl_debezium_v2_insert.ndjson")[0]))
-    by_shape.extend(hand_built("ex.dbz.hand"))
+    declared.extend(hand_built("ex.dbz.hand"))
+    # a tombstone routed by shape alone (empty value, JSON-object key)
+    by_shape.append(record("ex.dbz.shape-tombstone", 0, None, {"id": 6}))
     # the Flink test files (no Kafka key: tables without key, multiset semantics)
     for name, (db, old) in PEER_FILES.items():
         for i, line in enumerate(lines(FLINK_DIR / name)):
@@ -411,6 +413,7 @@ def test_hand_built_markers_and_rejects(built):
         (5, "TOMBSTONE", 'tombstone of key {"id": 6}'), (6, "HEARTBEAT", None),
         (7, "OTHER", "logical decoding message, prefix audit")]
     assert markers(lake, "ex.dbz.hand")[1]["event_ts"] == "2023-11-14T22:13:21.234"
+    assert [m["marker_kind"] for m in markers(lake, "ex.dbz.shape-tombstone")] == ["TOMBSTONE"]
     assert rejects(lake, "ex.dbz.hand") == {
         9: "value is not valid JSON",
         10: "value is a JSON array, not an object",

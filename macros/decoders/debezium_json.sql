@@ -397,7 +397,9 @@ select * from final
         array(cast({{ x }} as bigint)),
         units -> concat(
             case when units < 0 then '-' else '' end,
-            lpad(cast(abs(units) div {{ 10 ** digits * 3600 }} as string), 2, '0'), ':',
+            -- (lpad would cut hours past 99)
+            case when abs(units) < {{ 10 ** digits * 36000 }} then '0' else '' end,
+            cast(abs(units) div {{ 10 ** digits * 3600 }} as string), ':',
             lpad(cast(abs(units) div {{ 10 ** digits * 60 }} % 60 as string), 2, '0'), ':',
             lpad(cast(abs(units) div {{ 10 ** digits }} % 60 as string), 2, '0'),
             {{ _debezium_fraction('abs(units) % ' ~ 10 ** digits, digits) }}
