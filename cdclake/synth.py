@@ -14,7 +14,7 @@ import base64
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 Row = dict[str, str | None]
@@ -220,11 +220,12 @@ class Record:
     partition: int
     offset: int
     timestamp: int
-    value: str
+    value: str | None  # None: a tombstone
+    key: str | None = None
 
     def to_json(self) -> str:
         return json.dumps({"topic": self.topic, "partition": self.partition, "offset": self.offset,
-                           "timestamp": self.timestamp, "key": None, "value": self.value},
+                           "timestamp": self.timestamp, "key": self.key, "value": self.value},
                           ensure_ascii=False)
 
 
@@ -341,7 +342,7 @@ def redeliver(records: list[Record], rate: float, seed: int = 11) -> list[Record
             extra.append(r)
         else:
             key = (r.topic, r.partition)
-            extra.append(Record(r.topic, r.partition, next_offset[key], r.timestamp, r.value))
+            extra.append(replace(r, offset=next_offset[key]))
             next_offset[key] += 1
     return records + extra
 

@@ -1,0 +1,1 @@
+{{ decode_debezium_json() }}
