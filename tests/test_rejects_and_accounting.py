@@ -54,6 +54,7 @@ def landed(lake, tmp_path_factory) -> Path:
         _record(0, json.dumps(GOOD), topic="unrouted.topic"),           # Canal shape, no format
         _record(1, '{"hello": "world"}', topic="unrouted.topic"),        # no rule matches
         _record(2, json.dumps({"op": "c", "after": {"id": 1}, "source": {}}), topic="unrouted.topic"),
+        _record(3, json.dumps({"coll": "c", "recordType": "insert", "op": "INSERT"}), topic="unrouted.topic"),
     ]) + "\n", encoding="utf-8")
     lake.land([routed])
     lake.build()
@@ -82,15 +83,17 @@ def test_good_record_still_decodes_once(lake, landed):
 
 def test_routing_rejects_name_the_way_out(lake, landed):
     reasons = [r["reject_reason"] for r in _rejects(lake) if r["topic"] == "unrouted.topic"]
-    assert len(reasons) == 3
+    assert len(reasons) == 4
     assert "cannot be told apart by shape" in reasons[0] and "--format" in reasons[0]
     assert "matches no seeds/topic_formats.csv row" in reasons[1]
-    assert reasons[2] == "format debezium_json has no decoder in this version"
+    # detected as Debezium by shape, then refused by its decoder
+    assert reasons[2] == '"source.table" is missing or empty'
+    assert reasons[3] == "format drs_mongo_json has no decoder in this version"
 
 
 def test_every_bronze_record_is_accounted_for_exactly_once(lake, landed):
     bronze = lake.rows("select count(*) as n from bronze.kafka_messages")[0]["n"]
-    assert bronze == len(BAD_CANAL) + 3 + 3
+    assert bronze == len(BAD_CANAL) + 3 + 4
     assert lake.rows("""
         select count(*) as n from (
             select landing_batch_id, source_file, source_line from bronze.kafka_messages
