@@ -1,0 +1,1 @@
+{{ decode_cdl_json() }}
