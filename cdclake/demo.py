@@ -20,6 +20,13 @@ SUMMARY_QUERIES: list[tuple[str, str]] = [
     ("DDL events", "select table_id, ddl_action, ddl_parse_error, left(ddl_text, 60) as ddl "
                    "from silver.cdc_ddl_events order by 1"),
     ("Markers", "select vendor_format, marker_kind, count(*) as markers from silver.cdc_heartbeats group by 1, 2"),
+    ("Update halves (DataWorks UPDATE_BEFOR + UPDATE_AFTER), paired into one UPDATE each",
+     """select vendor_format, table_id, pair_key, half, is_paired from silver.cdc_update_halves
+        order by 1, 2, 3, 4"""),
+    ("Sync status (cdc status): per topic and table",
+     """select topic, table_id, changes, updates, deletes, ddl_events as ddl, heartbeats, rejects,
+               last_event_ts, last_change_lag_seconds as lag_s, last_heartbeat_ts
+        from gold.cdc_sync_status order by topic, table_id nulls first"""),
     ("Rejects, with reasons",
      "select reject_stage, reject_reason, count(*) as records from silver.cdc_rejects group by 1, 2 order by 3 desc"),
     ("Gold: live rows per table",

@@ -28,12 +28,13 @@ select topic, table_id,
     count_if(op = 'DELETE') as deletes, count_if(op = 'TRUNCATE') as truncates,
     count_if(record_kind = 'ddl') as ddl_events,
     count_if(record_kind = 'marker' and marker_kind != 'HEARTBEAT') as other_markers,
+    count_if(marker_kind = 'HEARTBEAT') as heartbeats,
     count_if(record_kind = 'reject') as rejects,
     count_if(record_kind = 'duplicate') as duplicates,
     max(case when record_kind = 'change' then event_ts end) as last_event_ts
 from decoded group by topic, table_id
 """
-COLUMNS = ("changes", "inserts", "updates", "deletes", "truncates", "ddl_events", "other_markers",
+COLUMNS = ("changes", "inserts", "updates", "deletes", "truncates", "ddl_events", "other_markers", "heartbeats",
            "rejects", "duplicates", "last_event_ts")
 
 
@@ -77,6 +78,11 @@ def test_status_adds_up_to_silver_after_each_run(lake, batches):
     assert first[(TOPIC, None)]["rejects"] == 1
 
     lake.land([batches[1]], declared_format="canal_json")
+    heartbeat = batches[1].parent / "heartbeat.jsonl"
+    heartbeat.write_text(json.dumps({"topic": "__debezium-heartbeat.status", "partition": 0, "offset": 0,
+                                     "timestamp": 0, "key": '{"serverName": "status"}',
+                                     "value": '{"ts_ms": 1700000000000}'}) + "\n", encoding="utf-8")
+    lake.land([heartbeat])
     lake.build()
     _assert_adds_up(lake)
     status = _status(lake)
@@ -87,6 +93,15 @@ def test_status_adds_up_to_silver_after_each_run(lake, batches):
     # Canal's `ts` (capture) is 250 ms after `es` (source change) in the generated stream
     assert float(orders["last_change_lag_seconds"]) == pytest.approx(0.25, abs=0.001)
     assert orders["last_heartbeat_ts"] is None and orders["heartbeat_lag_seconds"] is None
+    # a Debezium heartbeat: the time it carries, and its age at build time
+    beat = status[("__debezium-heartbeat.status", None)]
+    assert beat["heartbeats"] == 1 and beat["changes"] == 0
+    [beat] = lake.rows("""
+        select cast(last_heartbeat_ts as string) as heartbeat_utc, heartbeat_lag_seconds,
+            (unix_micros(built_at) - unix_micros(last_heartbeat_ts)) / 1e6 as age
+        from gold.cdc_sync_status where topic = '__debezium-heartbeat.status'""")
+    assert beat["heartbeat_utc"] == "2023-11-14 22:13:20"  # ts_ms 1700000000000, session time zone UTC
+    assert float(beat["heartbeat_lag_seconds"]) == pytest.approx(beat["age"], abs=0.01)
 
     # a run with nothing new leaves the figures as they are
     lake.build()
