@@ -30,7 +30,7 @@ from cdclake import synth
 
 FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json")
 GOLD = "select table_id, row_key, row, row_count from gold.cdc_current_rows"
-N_CHANGES = 1000
+N_CHANGES = 1100
 
 
 def _stream(format_id: str) -> synth.Stream:

@@ -1,0 +1,104 @@
+"""Benchmark: decode and fold throughput per vendor format.
+
+One generated stream (cdclake.synth: keyed, composite-keyed and unkeyed tables, multi-row
+statements, key changes, deletes, NULLs, unicode, long decimals, binary) is rendered in
+each format, landed and built alone on an empty lake, in this process (JVM start-up is
+paid once, before the first format). Prints row changes per second of `land` and of
+`build` (dbt build: routing, decoding, history, current state, status and every data
+test) and writes them to the "Decoders by format" section of BENCHMARKS.md. Run it on
+an otherwise idle machine:
+
+    .venv/bin/python bench/bench_formats.py --changes 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+SECTION = "## Decoders by format"
+# format id, renderer module, renderer keyword arguments
+VARIANTS: list[tuple[str, str, dict]] = [
+    ("canal_json", "", {}),
+    ("debezium_json", "debezium_json", {}),
+    ("debezium_json", "debezium_json", {"schemas": True}),
+    ("cdl_json", "cdl_json", {}),
+    ("dataworks_json", "dataworks_json", {}),
+    ("shareplex_json", "shareplex_json", {}),
+]
+
+
+def render(format_id: str, module: str, kwargs: dict, changes: int):
+    from cdclake import synth
+
+    stream = synth.generate(f"bench_{format_id}", n_changes=changes, seed=3)
+    if not module:
+        return stream, synth.render_canal_family(stream, format_id, topic=f"bench.{format_id}")
+    renderer = importlib.import_module(f"cdclake.renderers.{module}")
+    return stream, renderer.render(stream, topic=f"bench.{format_id}", **kwargs)
+
+
+def measure(lake, workdir: Path, format_id: str, module: str, kwargs: dict, changes: int) -> dict:
+    from cdclake import synth
+
+    stream, records = render(format_id, module, kwargs, changes)
+    path = workdir / f"{format_id}{'-schema' if kwargs else ''}.jsonl"
+    synth.write_records(path, records)
+    lake.reset()
+    started = time.monotonic()
+    lake.land([path], declared_format=format_id)
+    landed = time.monotonic()
+    lake.build()
+    built = time.monotonic()
+    rows = lake.rows("select count(*) as n from silver.cdc_changes")[0]["n"]
+    rejects = lake.rows("select count(*) as n from silver.cdc_rejects")[0]["n"]
+    return {"format": format_id + (" (schema)" if kwargs else ""), "records": len(records),
+            "row changes": rows, "rejects": rejects, "land s": landed - started, "build s": built - landed}
+
+
+def write_section(out: Path, table: list[str]) -> None:
+    text = out.read_text(encoding="utf-8") if out.exists() else "# Benchmarks\n"
+    text = re.sub(rf"\n{re.escape(SECTION)}\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip("\n")
+    out.write_text(text + "\n\n" + "\n".join(table) + "\n", encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--changes", type=int, default=20_000, help="row changes per format")
+    parser.add_argument("--out", type=Path, default=PROJECT / "BENCHMARKS.md")
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="cdc-bench-formats-"))
+    os.environ["CDC_HOME"] = str(workdir / "state")
+    os.environ["DBT_TARGET_PATH"] = str(workdir / "target")
+    os.environ["DBT_LOG_PATH"] = str(workdir / "logs")
+    from cdclake.lake import Lake
+
+    lake = Lake()
+    results = [measure(lake, workdir, f, m, kw, args.changes) for f, m, kw in VARIANTS]
+    table = [
+        SECTION,
+        "",
+        f"`bench/bench_formats.py`: the same generated stream ({args.changes:,} row changes over keyed,",
+        "composite-keyed and unkeyed tables) in each format, landed and built alone on an empty lake",
+        f"in one process, {os.cpu_count()} cores. `build` is the whole `dbt build` (routing, decoding,",
+        "history, current state, sync status and every data test).",
+        "",
+        "| format | records | row changes | rejects | land s | build s | row changes / s of build |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        table.append(f"| {r['format']} | {r['records']:,} | {r['row changes']:,} | {r['rejects']} | "
+                     f"{r['land s']:.1f} | {r['build s']:.1f} | {r['row changes'] / r['build s']:,.0f} |")
+    write_section(args.out, table)
+    print("\n".join(table))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
