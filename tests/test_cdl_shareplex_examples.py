@@ -89,17 +89,21 @@ TYPED_FIELDS = [
     field("t0_col", "int32", "org.apache.kafka.connect.data.Time"),
     field("dec_bytes", "bytes", DECIMAL, parameters={"scale": "2"}),
     field("neg_dec", "bytes", DECIMAL, parameters={"scale": "3"}), field("dec_text", "string", CDL_DECIMAL),
+    field("wide_dec", "bytes", DECIMAL, parameters={"scale": "30"}),
     field("f64", "float64"), field("f32", "float32"), field("raw", "bytes"), field("flag", "boolean"),
     field("txt", "string"), field("nested", "struct"), field("nul", "int64"), field("big", "int64"),
 ]
 TYPED_JSON = ('{"id":1,"ts_col":1707047996013,"d_col":19757,"t_col":45296789,"t0_col":3600000,'
               '"dec_bytes":"AeJA","neg_dec":"+w==","dec_text":"123456789876543212345678987654321.110",'
+              '"wide_dec":"4f1D4Wh6dCOTRq+nDL2ygsWAE4T8HZlxwPUu",'
               '"f64":1.2510357E7,"f32":0.25,"raw":"/wB/","flag":true,"txt":"华为云 🚀","nested":{"a":1,"b":[1,2]},'
               '"nul":null,"big":9223372036854775807}')
 TYPED_AFTER: Image = {
     "id": "1", "ts_col": "2024-02-04T11:59:56.013Z", "d_col": "2024-02-04", "t_col": "12:34:56.789",
     "t0_col": "01:00:00", "dec_bytes": "1234.56", "neg_dec": "-0.005",
-    "dec_text": "123456789876543212345678987654321.110", "f64": "12510357", "f32": "0.25", "raw": "/wB/",
+    "dec_text": "123456789876543212345678987654321.110",
+    # a DECIMAL(65,30) value: 27 bytes, more than any Spark decimal holds
+    "wide_dec": "-12345678901234567890123456789012345.123456789012345678901234567890", "f64": "12510357", "f32": "0.25", "raw": "/wB/",
     "flag": "true", "txt": "华为云 🚀", "nested": '{"a":1,"b":[1,2]}', "nul": None, "big": "9223372036854775807",
 }
 DOC_FIELDS = [field("id", "int32"), field("title", "string"), field("body", "string")]
@@ -345,7 +349,7 @@ def test_cdl_vendor_example_insert(lake_built):
 def test_cdl_connect_types_to_canonical_text(lake_built):
     """Values typed by the schema section: Timestamp ms -> ISO-8601 UTC, Date days ->
     yyyy-MM-dd, Time ms -> HH:mm:ss[.fff], Connect Decimal bytes (0x01E240 scale 2, 0xFB
-    scale 3) -> 1234.56 / -0.005, CDL Decimal text exactly, float 1.2510357E7 -> 12510357,
+    scale 3) -> 1234.56 / -0.005 and a 27-byte DECIMAL(65,30) exactly, CDL Decimal text exactly, float 1.2510357E7 -> 12510357,
     bytes base64 as given, boolean, unicode, nested struct as compact JSON, int64 max."""
     (row,) = [r for r in changes(lake_built, CDL_HAND) if r["table_id"] == "public.typed"]
     assert row["after"] == TYPED_AFTER

@@ -244,44 +244,13 @@ select * from final
         when {{ f }}.name = 'org.apache.kafka.connect.data.Time' and {{ x }} rlike '^[0-9]{1,8}$' then
             regexp_replace(date_format(timestamp_millis(cast({{ x }} as bigint)), 'HH:mm:ss.SSS'), '\\.?0+$', '')
         when {{ f }}.name = 'org.apache.kafka.connect.data.Decimal' and {{ f }}.type = 'bytes' then
-            {{ _cdl_json_connect_decimal(x, "coalesce(try_cast(" ~ f ~ ".parameters['scale'] as int), 0)") }}
+            -- exact at any length; bytes that are not base64 are kept as given
+            coalesce({{ cdc_twos_complement_decimal(
+                "try_to_binary(" ~ x ~ ", 'base64')", "coalesce(try_cast(" ~ f ~ ".parameters['scale'] as int), 0)"
+            ) }}, {{ x }})
         when {{ f }}.type in ('float32', 'float64') then {{ cdc_plain_number(x) }}
         when {{ f }}.type = 'bytes' then regexp_replace({{ x }}, '\\s', '')
         else {{ x }}
     end
 {%- endmacro %}
 
-
-{#- Kafka Connect Decimal: base64 of the big-endian two's-complement unscaled integer, as
-    exact decimal text with `scale` fraction digits. Up to 15 bytes (36 digits, exact in
-    decimal(38, 0)); longer or undecodable values are kept as given. -#}
-{% macro _cdl_json_connect_decimal(x, scale) -%}
-    element_at(transform(
-        array(named_struct('h', hex(try_to_binary({{ x }}, 'base64')), 's', {{ scale }})),
-        d -> case
-            when d.h is null or length(d.h) = 0 or length(d.h) > 30 then {{ x }}
-            else element_at(transform(
-                array(
-                    aggregate(
-                        sequence(0, length(d.h) div 2 - 1), cast(0 as decimal(38, 0)),
-                        (acc, i) -> cast(acc * 256 + cast(conv(substr(d.h, 2 * i + 1, 2), 16, 10) as int) as decimal(38, 0))
-                    ) - case when cast(conv(substr(d.h, 1, 2), 16, 10) as int) >= 128 then aggregate(
-                        sequence(1, length(d.h) div 2), cast(1 as decimal(38, 0)),
-                        (acc, i) -> cast(acc * 256 as decimal(38, 0))
-                    ) else cast(0 as decimal(38, 0)) end
-                ),
-                u -> element_at(transform(
-                    -- the digits, left-padded so that one digit stands before the point
-                    array(lpad(cast(abs(u) as string), greatest(length(cast(abs(u) as string)), d.s + 1), '0')),
-                    p -> concat(
-                        case when u < 0 then '-' else '' end,
-                        case
-                            when d.s <= 0 then concat(p, repeat('0', -d.s))
-                            else concat(substr(p, 1, length(p) - d.s), '.', substr(p, length(p) - d.s + 1))
-                        end
-                    )
-                ), 1)
-            ), 1)
-        end
-    ), 1)
-{%- endmacro %}
