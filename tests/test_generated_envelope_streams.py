@@ -22,11 +22,11 @@ import dataclasses
 import importlib
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from cdclake import synth
+from streams_support import assert_same_state, land_all
 
 FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json")
 GOLD = "select table_id, row_key, row, row_count from gold.cdc_current_rows"
@@ -79,18 +79,7 @@ def assert_gold_matches(lake, streams) -> None:
         if format_id == "shareplex_json":
             assert _rows_per_table(actual) == _rows_per_table(expected), format_id
             continue
-        missing = sorted(set(expected) - set(actual))[:5]
-        extra = sorted(set(actual) - set(expected))[:5]
-        assert not missing and not extra, f"{format_id}: missing keys {missing}, unexpected keys {extra}"
-        wrong = [(k, expected[k], actual[k]) for k in expected if expected[k] != actual[k]][:3]
-        assert not wrong, f"{format_id}: rows differ (key, expected, actual): {wrong}"
-
-
-def land_all(lake, tmp: Path, name: str, batches: dict[str, list[synth.Record]]) -> None:
-    for format_id, recs in batches.items():
-        path = tmp / f"{name}.{format_id}.jsonl"
-        synth.write_records(path, recs)
-        lake.land([path], declared_format=format_id)
+        assert_same_state(expected, actual, label=f"{format_id}: ")
 
 
 def test_streams_are_rich_enough(streams, records):

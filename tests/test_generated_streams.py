@@ -10,11 +10,11 @@ batches built one after the other.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from cdclake import synth
+from streams_support import assert_same_state, land_all
 
 FORMATS = ("canal_json", "canal_json_legacy", "drs_json", "drs_json_c")
 GOLD = "select table_id, row_key, row, row_count from gold.cdc_current_rows"
@@ -41,20 +41,8 @@ def actual_gold(lake) -> dict[tuple[str, str], tuple[dict, int]]:
     return {(r["table_id"], r["row_key"]): (r["row"], r["row_count"]) for r in lake.rows(GOLD)}
 
 
-def land_all(lake, tmp: Path, name: str, batches: dict[str, list[synth.Record]]) -> None:
-    for format_id, recs in batches.items():
-        path = tmp / f"{name}.{format_id}.jsonl"
-        synth.write_records(path, recs)
-        lake.land([path], declared_format=format_id)
-
-
 def assert_gold_matches(lake, streams) -> None:
-    expected, actual = expected_gold(streams), actual_gold(lake)
-    missing = sorted(set(expected) - set(actual))[:5]
-    extra = sorted(set(actual) - set(expected))[:5]
-    assert not missing and not extra, f"missing keys {missing}, unexpected keys {extra}"
-    wrong = [(k, expected[k], actual[k]) for k in expected if expected[k] != actual[k]][:3]
-    assert not wrong, f"rows differ (key, expected, actual): {wrong}"
+    assert_same_state(expected_gold(streams), actual_gold(lake))
 
 
 def test_stream_is_rich_enough(streams, records):

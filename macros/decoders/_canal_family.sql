@@ -84,9 +84,7 @@ classified as (
                 case when coalesce(size(data), 0) > 0 then data else old end
                 {%- endif %}
         end as change_rows,
-        regexp_replace(
-            regexp_extract(sql_text, '(?is)^\\s*truncate\\s+(?:table\\s+)?([^\\s;(]+)', 1), '[`"\\[\\]]', ''
-        ) as truncated_name,
+        {{ cdc_truncated_table('sql_text') }} as truncated_name,
         -- a cheap look at the raw text first: most messages hold no value that needs more
         -- than its text (a binary, ENUM/SET or timestamp column, a number with an exponent)
         message_value rlike {{ _canal_family_special_types(format_id) }}
@@ -98,10 +96,7 @@ checked as (
     select
         *,
         case
-            when v is null then 'value is not valid JSON'
-            when not startswith(ltrim(message_value), '{') then
-                'value is a JSON ' || case when startswith(ltrim(message_value), '[') then 'array' else 'scalar' end
-                || ', not an object'
+            {{ cdc_json_object_rejects('message_value') }}
             when vendor_op is null then 'no "type" field'
             when kind is null then 'unknown "type" value "' || vendor_op || '"'
             when kind = 'change' and coalesce(trim(table_field), '') = '' then '"table" is missing or empty'
@@ -173,21 +168,7 @@ canonical as (
 
 final as (
     select
-        message_id,
-        '{{ format_id }}' as vendor_format,
-        topic,
-        kafka_partition,
-        kafka_offset,
-        kafka_ts,
-        case when record_kind = 'reject' then message_key end as message_key,
-        case when record_kind = 'reject' then message_value end as message_value,
-        value_encoding,
-        declared_format,
-        format_source,
-        source_file,
-        source_line,
-        landing_batch_id,
-        record_kind,
+        {{ cdc_message_columns(format_id) }},
         coalesce(image_index, 0) as row_index,
         case
             when kind = 'truncate' and coalesce(trim(db_field), '') = '' and truncated_name like '%.%'

@@ -115,10 +115,7 @@ checked as (
     select
         *,
         case
-            when v is null then 'value is not valid JSON'
-            when not startswith(ltrim(value_text), '{') then
-                'value is a JSON ' || case when startswith(ltrim(value_text), '[') then 'array' else 'scalar' end
-                || ', not an object'
+            {{ cdc_json_object_rejects('value_text') }}
             when not has_payload or payload_object is null then 'no "payload" object (CDL JSON is {"schema", "payload"})'
             when message_version is not null and message_version != '1.0' then
                 'payload.message_version is "' || message_version || '", not "1.0" (2.0 is debezium_json)'
@@ -173,21 +170,7 @@ canonical as (
 
 final as (
     select
-        message_id,
-        'cdl_json' as vendor_format,
-        topic,
-        kafka_partition,
-        kafka_offset,
-        kafka_ts,
-        case when record_kind = 'reject' then message_key end as message_key,
-        case when record_kind = 'reject' then message_value end as message_value,
-        value_encoding,
-        declared_format,
-        format_source,
-        source_file,
-        source_line,
-        landing_batch_id,
-        record_kind,
+        {{ cdc_message_columns('cdl_json') }},
         0 as row_index,
         cast(null as string) as source_db,
         seg_owner as source_schema,

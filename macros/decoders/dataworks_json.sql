@@ -126,9 +126,7 @@ classified as (
         end as missing_image,
         coalesce(primary_key, cast(array() as array<string>)) as pk_names,
         transform(data_columns, c -> c.name) as column_names,
-        regexp_replace(
-            regexp_extract(ddl_statement, '(?is)^\\s*truncate\\s+(?:table\\s+)?([^\\s;(]+)', 1), '[`"\\[\\]]', ''
-        ) as truncated_name
+        {{ cdc_truncated_table('ddl_statement') }} as truncated_name
     from envelope
 ),
 
@@ -136,11 +134,7 @@ checked as (
     select
         *,
         case
-            when value_text is null then 'value is not UTF-8 text'
-            when v is null then 'value is not valid JSON'
-            when not startswith(ltrim(value_text), '{') then
-                'value is a JSON ' || case when startswith(ltrim(value_text), '[') then 'array' else 'scalar' end
-                || ', not an object'
+            {{ cdc_json_object_rejects('value_text') }}
             when vendor_op is null then 'no "payload.op" field'
             when kind is null then 'unknown "payload.op" value "' || vendor_op || '"'
             when sequence_text is not null and seq is null then
@@ -203,21 +197,7 @@ canonical as (
 
 final as (
     select
-        message_id,
-        'dataworks_json' as vendor_format,
-        topic,
-        kafka_partition,
-        kafka_offset,
-        kafka_ts,
-        case when record_kind = 'reject' then message_key end as message_key,
-        case when record_kind = 'reject' then message_value end as message_value,
-        value_encoding,
-        declared_format,
-        format_source,
-        source_file,
-        source_line,
-        landing_batch_id,
-        record_kind,
+        {{ cdc_message_columns('dataworks_json') }},
         0 as row_index,
         case
             when kind = 'truncate' and coalesce(trim(db_name), '') = '' and coalesce(trim(table_name), '') = ''

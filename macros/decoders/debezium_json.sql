@@ -163,11 +163,7 @@ checked as (
         *,
         case
             when kind = 'tombstone' then null
-            when value_text is null then 'value is not UTF-8 text'
-            when v is null then 'value is not valid JSON'
-            when not startswith(ltrim(value_text), '{') then
-                'value is a JSON ' || case when startswith(ltrim(value_text), '[') then 'array' else 'scalar' end
-                || ', not an object'
+            {{ cdc_json_object_rejects('value_text') }}
             when kind is null and vendor_op_code is not null then 'unknown "op" value "' || vendor_op_code || '"'
             when kind is null then
                 'no "op" field, and not a heartbeat, transaction or schema-change event'
@@ -258,21 +254,7 @@ canonical as (
 
 final as (
     select
-        message_id,
-        'debezium_json' as vendor_format,
-        topic,
-        kafka_partition,
-        kafka_offset,
-        kafka_ts,
-        case when record_kind = 'reject' then message_key end as message_key,
-        case when record_kind = 'reject' then message_value end as message_value,
-        value_encoding,
-        declared_format,
-        format_source,
-        source_file,
-        source_line,
-        landing_batch_id,
-        record_kind,
+        {{ cdc_message_columns('debezium_json') }},
         0 as row_index,
         case when kind = 'ddl' then coalesce(ddl_db, db_field) else db_field end as source_db,
         case when kind = 'ddl' then coalesce(ddl_schema, schema_field) else schema_field end as source_schema,

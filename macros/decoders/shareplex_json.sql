@@ -80,10 +80,7 @@ checked as (
     select
         *,
         case
-            when v is null then 'value is not valid JSON'
-            when not startswith(ltrim(value_text), '{') then
-                'value is a JSON ' || case when startswith(ltrim(value_text), '[') then 'array' else 'scalar' end
-                || ', not an object'
+            {{ cdc_json_object_rejects('value_text') }}
             when meta is null then 'no "meta" object'
             when vendor_op is null then 'no meta.op'
             when action is null then 'unknown meta.op "' || vendor_op || '"'
@@ -125,21 +122,7 @@ imaged as (
 
 final as (
     select
-        message_id,
-        'shareplex_json' as vendor_format,
-        topic,
-        kafka_partition,
-        kafka_offset,
-        kafka_ts,
-        case when record_kind = 'reject' then message_key end as message_key,
-        case when record_kind = 'reject' then message_value end as message_value,
-        value_encoding,
-        declared_format,
-        format_source,
-        source_file,
-        source_line,
-        landing_batch_id,
-        record_kind,
+        {{ cdc_message_columns('shareplex_json') }},
         0 as row_index,
         cast(null as string) as source_db,
         owner_name as source_schema,

@@ -8,7 +8,7 @@
         when {{ value }} is null or {{ value }} = '' then cast(null as string)
         when {{ encoding }} = 'base64' and hex(substr(try_to_binary({{ value }}, 'base64'), 1, 16)) rlike '^(20|09|0A|0D)*7B'
             -- JSON sent as bytes (DataHub Blob)
-            then {{ _cdc_detect_json_format("try_validate_utf8(cast(try_to_binary(" ~ value ~ ", 'base64') as string))") }}
+            then {{ _cdc_detect_json_format(cdc_base64_text(value)) }}
         when {{ encoding }} = 'base64' then
             case
                 when hex(substr(unbase64({{ value }}), 1, 2)) = 'C301' then 'drs_avro'

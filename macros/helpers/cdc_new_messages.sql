@@ -10,7 +10,7 @@
         *,
         case
             -- NULL when the bytes are not UTF-8 text
-            when value_encoding = 'base64' then try_validate_utf8(cast(try_to_binary(message_value, 'base64') as string))
+            when value_encoding = 'base64' then {{ cdc_base64_text('message_value') }}
             else message_value
         end as value_text
     from {{ ref('int_cdc__messages') }}
