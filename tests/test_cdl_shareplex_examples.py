@@ -252,15 +252,26 @@ def without_truncates(stream: synth.Stream) -> synth.Stream:
     return synth.Stream(stream.db, [c for c in stream.changes if c.op != "TRUNCATE"])
 
 
+# the changes decoded from one message each, and the updates paired from two halves
+CHANGE_COLUMNS = ", ".join([
+    "topic", "vendor_format", "format_source", "kafka_partition", "kafka_offset", "op", "vendor_op", "source_db",
+    "source_schema", "source_table", "table_id", "pk_columns", "row_key", "before_row_key", "before", "after",
+    "before_is_partial", "after_is_partial", "tx_id", "event_ts", "capture_ts", "sort_key",
+])
+
+
 def changes(lake: Lake, topic: str) -> list[Row]:
     return lake.rows(
-        """select vendor_format, format_source, kafka_partition, kafka_offset, op, vendor_op, source_db,
+        f"""select vendor_format, format_source, kafka_partition, kafka_offset, op, vendor_op, source_db,
                   source_schema, source_table, table_id, pk_columns, row_key, before_row_key, before, after,
                   before_is_partial, after_is_partial, tx_id,
                   date_format(event_ts, "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'") as event_ts,
                   date_format(capture_ts, "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'") as capture_ts,
                   transform(sort_key, k -> cast(k as string)) as sort_key
-           from silver.int_cdc__decoded where record_kind = 'change' and topic = :topic
+           from (select {CHANGE_COLUMNS} from silver.int_cdc__decoded where record_kind = 'change'
+                 union all
+                 select {CHANGE_COLUMNS} from silver.int_cdc__update_pairs)
+           where topic = :topic
            order by kafka_partition, kafka_offset""",
         topic=topic,
     )

@@ -15,7 +15,7 @@
     - INSERT (after) -> INSERT, or SNAPSHOT for full-load rows (sequenceId "-1" or
       eventTime -1); DELETE (before) -> DELETE.
     - UPDATE_BEFOR (sic; before only) and UPDATE_AFTER (after only) -> two halves
-      (record_kind 'half', pair_key = sequenceId) that int_cdc__decoded pairs into one
+      (record_kind 'half', pair_key = sequenceId) that int_cdc__update_pairs pairs into one
       UPDATE, also across landing batches. UPDATE_AFTER carrying both images (the
       "one Kafka record per update" option) -> one UPDATE. An `UPDATE` with both images
       (the op list of the DataHub document's format block) is accepted the same way.

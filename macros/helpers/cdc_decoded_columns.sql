@@ -2,7 +2,7 @@
     update half or reject), in this order. int_cdc__decoded unions the decoders by these
     names. `pair_key` is set on the halves of an update that a format sends as two
     messages (DataWorks UPDATE_BEFOR + UPDATE_AFTER, DataHub Tuple before/after rows):
-    record_kind 'half', paired into one UPDATE by int_cdc__decoded. -#}
+    record_kind 'half', paired into one UPDATE by int_cdc__update_pairs. -#}
 {% macro cdc_decoded_columns() -%}
     {{- return([
         'message_id', 'vendor_format', 'topic', 'kafka_partition', 'kafka_offset', 'kafka_ts',

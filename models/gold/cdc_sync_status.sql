@@ -18,15 +18,23 @@
     of the latest build. Halves waiting for their partner are counted afresh each run.
 -#}
 
+{%- set counted_columns -%}
+    topic, table_id, vendor_format, record_kind, op, marker_kind, event_ts, capture_ts, kafka_ts, landing_batch_id
+{%- endset %}
+
 with
 
-decoded_new as (
-    select topic, table_id, vendor_format, record_kind, op, marker_kind, event_ts, capture_ts, kafka_ts,
-        landing_batch_id
-    from {{ ref('int_cdc__decoded') }}
-    where record_kind != 'half'
+counted_rows as (
+    -- update halves count once, as the change their pair became
+    select {{ counted_columns }} from {{ ref('int_cdc__decoded') }} where record_kind != 'half'
+    union all
+    select {{ counted_columns }} from {{ ref('int_cdc__update_pairs') }}
+),
+
+new_rows as (
+    select * from counted_rows
     {% if is_incremental() %}
-        and landing_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
+        where landing_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
     {% endif %}
 ),
 
@@ -64,7 +72,7 @@ counted_new as (
         max(case when marker_kind = 'HEARTBEAT' then coalesce(event_ts, capture_ts, kafka_ts) end)
             as last_heartbeat_ts,
         max(landing_batch_id) as built_through_batch_id
-    from decoded_new
+    from new_rows
     group by topic, table_id
     union all
     select

@@ -13,9 +13,8 @@ halves as (
 ),
 
 paired as (
-    select distinct vendor_format, table_id, pair_key, change_id as paired_change_id
-    from {{ ref('int_cdc__decoded') }}
-    where record_kind = 'change' and pair_key is not null
+    select vendor_format, table_id, pair_key, change_id as paired_change_id
+    from {{ ref('int_cdc__update_pairs') }}
 ),
 
 final as (

@@ -13,8 +13,6 @@ select * from {{ this }} where false
 {% else %}
 
 {%- set columns = cdc_decoded_columns() %}
-{%- set out_columns = columns | reject('equalto', 'table_id') | list
-    + ['table_id', 'row_key', 'before_row_key', 'change_id', 'decoded_at'] %}
 
 with
 
@@ -80,7 +78,7 @@ keyed as (
     from unioned
 ),
 
-decided as (
+final as (
     select
         {{ columns | reject('equalto', 'table_id') | join(', ') }},
         case when record_kind in ('change', 'ddl', 'marker', 'half') then table_id end as table_id,
@@ -93,61 +91,6 @@ decided as (
         md5(message_id || ':' || row_index) as change_id,
         current_timestamp() as decoded_at
     from keyed
-),
-
-{#- Update halves (record_kind 'half'): the before and the after image of one UPDATE
-    sent as two messages that share `pair_key`. Every half is kept (partition 'half',
-    view cdc_update_halves); once both halves of a pair have arrived, in this run or
-    across runs, they also become ONE change: the before half's image and key, the after
-    half's image, position and message. A half whose partner has not arrived yet waits;
-    it is paired by the run that brings the partner. -#}
-all_halves as (
-    select * from decided where record_kind = 'half'
-    {%- if is_incremental() %}
-    union all
-    select {{ out_columns | join(', ') }}
-    from {{ this }} as waiting
-    where record_kind = 'half'
-        and not exists (
-            select 1 from {{ this }} as paired
-            where paired.record_kind = 'change'
-                and paired.pair_key = waiting.pair_key
-                and paired.vendor_format = waiting.vendor_format
-                and paired.table_id <=> waiting.table_id
-        )
-    {%- endif %}
-),
-
-pairs as (
-    select
-        after_half.* except (record_kind, op, vendor_op, before, before_is_partial, before_row_key,
-                             landing_batch_id, change_id),
-        'change' as record_kind,
-        'UPDATE' as op,
-        before_half.vendor_op || '+' || after_half.vendor_op as vendor_op,
-        before_half.before,
-        before_half.before_is_partial,
-        before_half.before_row_key,
-        greatest(before_half.landing_batch_id, after_half.landing_batch_id) as landing_batch_id,
-        after_half.change_id,
-        row_number() over (
-            partition by after_half.vendor_format, after_half.table_id, after_half.pair_key
-            order by after_half.kafka_partition, after_half.kafka_offset,
-                before_half.kafka_partition, before_half.kafka_offset
-        ) as pair_rank
-    from all_halves as after_half
-    inner join all_halves as before_half
-        on after_half.vendor_format = before_half.vendor_format
-        and after_half.table_id <=> before_half.table_id
-        and after_half.pair_key = before_half.pair_key
-    where after_half.after is not null
-        and before_half.after is null
-),
-
-final as (
-    select {{ out_columns | join(', ') }} from decided
-    union all
-    select {{ out_columns | join(', ') }} from pairs where pair_rank = 1
 )
 
 select * from final
