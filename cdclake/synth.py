@@ -250,7 +250,7 @@ def _vendor_row(table: str, row: Row | None, binary: Callable[[str | None], str 
     return {c: (binary(v) if "binary" in COLUMNS[table][c] else v) for c, v in row.items()}
 
 
-def _partition(table: str, row: Row | None, partitions: int) -> int:
+def partition_of(table: str, row: Row | None, partitions: int) -> int:
     pk = TABLES[table]
     if not pk or row is None:
         return sum(map(ord, table)) % partitions
@@ -275,9 +275,9 @@ def render_canal_family(stream: Stream, format_id: str, topic: str, partitions: 
     for change in stream.changes:
         groups: dict[int, list[tuple[Row | None, Row | None]]] = {}
         if change.op == "TRUNCATE":
-            groups[_partition(change.table, None, partitions)] = []
+            groups[partition_of(change.table, None, partitions)] = []
         for before, after in change.rows:
-            part = _partition(change.table, after if after is not None else before, partitions)
+            part = partition_of(change.table, after if after is not None else before, partitions)
             groups.setdefault(part, []).append((before, after))
         for part, rows in sorted(groups.items()):
             seq += 1

@@ -121,7 +121,7 @@ def render(stream: synth.Stream, topic: str, partitions: int = 3, start_ms: int 
             unique = {c: _image(table, identity)[c] for c in synth.TABLES[table]} or None
             message = payload(stream.db, table, ts, change.op, tx, LOB_COLUMNS=",".join(lobs) or None,
                               unique=unique, data=data, before=_image(table, before))
-            emit(synth._partition(table, identity, partitions), ts, _message(schemas[table], message))
+            emit(synth.partition_of(table, identity, partitions), ts, _message(schemas[table], message))
             if len(records) % 50 == 0:
                 beat = payload("CDC_CDL", "CDC_HEARTBEAT", ts, "UPDATE", tx, LOB_COLUMNS=None, unique=None,
                                data={"CDL_JOB_ID": "job-1", "CDL_LAST_HEARTBEAT": ts}, before=None)

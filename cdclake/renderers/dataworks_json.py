@@ -90,7 +90,7 @@ def render(stream: synth.Stream, topic: str, partitions: int = 3, one_message_up
             },
             "version": "0.0.1",
         }
-        part = synth._partition(table, key_row, partitions)
+        part = synth.partition_of(table, key_row, partitions)
         records.append(synth.Record(topic, part, offsets[part], event_ms + 500,
                                     json.dumps(message, ensure_ascii=False)))
         offsets[part] += 1

@@ -99,7 +99,7 @@ def render(stream: Stream, topic: str, partitions: int = 3, schemas: bool = Fals
     records: list[Record] = []
 
     def emit(table: str, key_row: Row | None, value: dict[str, Any] | None, ts_ms: int) -> None:
-        part = synth._partition(table, key_row, partitions)
+        part = synth.partition_of(table, key_row, partitions)
         key = _key(stream.db, table, key_row, schemas)
         if value is not None and schemas:
             text: str | None = json.dumps({"schema": _value_schema(stream.db, table), "payload": value},

@@ -88,7 +88,7 @@ def render(stream: synth.Stream, topic: str, partitions: int = 3, start_ms: int 
         if change.op == "TRUNCATE":
             rowids.truncate(table)
             message = {"meta": {**meta, "op": "truncate", "seq": 1, "idx": "1/1"}}
-            part = synth._partition(table, None, partitions)
+            part = synth.partition_of(table, None, partitions)
             records.append(synth.Record(topic, part, offsets[part], ts + 40, json.dumps(message, ensure_ascii=False)))
             offsets[part] += 1
             continue
@@ -109,7 +109,7 @@ def render(stream: synth.Stream, topic: str, partitions: int = 3, start_ms: int 
                 key = {c: before[c] for c in dict.fromkeys([*key_columns, *changed])}
                 message = {"meta": {**row_meta, "op": "upd", "rowid": rowid},
                            "data": {c: after[c] for c in changed}, "key": key}
-            part = synth._partition(table, after if after is not None else before, partitions)
+            part = synth.partition_of(table, after if after is not None else before, partitions)
             records.append(synth.Record(topic, part, offsets[part], ts + 40, json.dumps(message, ensure_ascii=False)))
             offsets[part] += 1
     return records
