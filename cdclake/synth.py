@@ -220,13 +220,20 @@ class Record:
     partition: int
     offset: int
     timestamp: int
-    value: str | None  # None: a tombstone
+    value: str | None  # None: a tombstone; base64 of the bytes when `binary`
     key: str | None = None
+    binary: bool = False  # an Avro (or other binary) value, landed as `value_base64`
 
     def to_json(self) -> str:
         return json.dumps({"topic": self.topic, "partition": self.partition, "offset": self.offset,
-                           "timestamp": self.timestamp, "key": self.key, "value": self.value},
+                           "timestamp": self.timestamp, "key": self.key,
+                           "value_base64" if self.binary else "value": self.value},
                           ensure_ascii=False)
+
+    @classmethod
+    def of_bytes(cls, topic: str, partition: int, offset: int, timestamp: int, value: bytes,
+                 key: str | None = None) -> "Record":
+        return cls(topic, partition, offset, timestamp, base64.b64encode(value).decode("ascii"), key, True)
 
 
 def _latin1_text(b64: str | None) -> str | None:
