@@ -88,7 +88,8 @@ def test_routing_rejects_name_the_way_out(lake, landed):
     assert "matches no seeds/topic_formats.csv row" in reasons[1]
     # detected as Debezium by shape, then refused by its decoder
     assert reasons[2] == '"source.table" is missing or empty'
-    assert reasons[3] == "format drs_mongo_json has no decoder in this version"
+    # detected as DRS JSON for DDS by shape, then refused by its decoder
+    assert reasons[3] == 'INSERT without "value"'
 
 
 def test_every_bronze_record_is_accounted_for_exactly_once(lake, landed):

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from udfs import ddl, ddlmeta
+from udfs import ddl, ddlmeta, mongo
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-FAMILIES = (ddl, ddlmeta)
+FAMILIES = (ddl, ddlmeta, mongo)
 
 
 def register_all(spark: "SparkSession") -> None:

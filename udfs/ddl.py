@@ -62,10 +62,48 @@ def _columns(stmt: Any) -> list[dict[str, str | None]]:
     return cols
 
 
+# MongoDB commands (DRS JSON for DDS sends DDL as a command document) -> action, object kind
+_MONGO_COMMANDS = {
+    "create": ("CREATE", "COLLECTION"), "drop": ("DROP", "COLLECTION"),
+    "renameCollection": ("RENAME", "COLLECTION"), "collMod": ("ALTER", "COLLECTION"),
+    "createIndexes": ("CREATE", "INDEX"), "dropIndexes": ("DROP", "INDEX"),
+    "dropDatabase": ("DROP", "DATABASE"),
+}
+
+
+def _parse_mongo_command(text: str) -> dict[str, Any]:
+    """A MongoDB command document (JSON or shell syntax): its first key names the command."""
+    from udfs.mongo_shell import MongoSyntaxError, parse
+
+    result: dict[str, Any] = {"action": "UNKNOWN", "object_kind": None, "table": {"db": None, "name": None},
+                              "columns": [], "renamed_to": None, "error": None}
+    try:
+        command = parse(text)
+    except MongoSyntaxError as exc:
+        result["error"] = f"not a MongoDB command document: {exc}"
+        return result
+    if not isinstance(command, dict) or not command:
+        result["error"] = "not a MongoDB command document"
+        return result
+    name, target = next(iter(command.items()))
+    if name not in _MONGO_COMMANDS:
+        result["error"] = f"MongoDB command {name!r} is not a known DDL command"
+        return result
+    result["action"], result["object_kind"] = _MONGO_COMMANDS[name]
+    if isinstance(target, str) and name != "dropDatabase":
+        db, _, coll = target.rpartition(".") if name == "renameCollection" else ("", "", target)
+        result["table"] = {"db": db or None, "name": coll}
+    if name == "renameCollection" and isinstance(command.get("to"), str):
+        result["renamed_to"] = command["to"]
+    return result
+
+
 def parse_ddl(text: str | None, dialect: str | None = "mysql") -> str | None:
     """Parse one DDL statement; never raises."""
     if text is None:
         return None
+    if dialect == "mongodb":
+        return json.dumps(_parse_mongo_command(text))
     read = dialect if dialect in _DIALECTS else "mysql"
     renamed = _RENAME_TABLE.match(text)
     if renamed:

@@ -16,6 +16,11 @@
     unkeyed tables (multiset, the row is its own key):
                     INSERT/SNAPSHOT -> +1; DELETE -> -1; UPDATE -> -1 before, +1 after
     TRUNCATE:       a truncate event for every key of the table seen before it
+    document stores (drs_mongo_json): an UPDATE whose partial after image comes with
+                    update operators (cdc_changes.document) -> patch; the documents of
+                    keys that got a patch fold in Python (UDF cdc_fold_documents, which
+                    applies $set / $unset / dotted paths / $inc ... the way MongoDB does),
+                    the others in SQL like every other key
 
     Incremental runs fold again only the keys that new changes touch (every key of a
     table that got a new TRUNCATE), from all their changes, so changes that arrive late
@@ -28,6 +33,11 @@
 select * from {{ this }} where false
 
 {% else %}
+
+{#- Python folds documents only when some change is an update-operator patch -#}
+{%- set fold_documents = execute and (run_query(
+    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and document is not null limit 1'
+).rows | length > 0) %}
 
 with
 
@@ -87,7 +97,8 @@ key_events as (
         coalesce(c.event_ts, c.capture_ts, c.kafka_ts) as event_ts,
         c.change_id,
         c.landing_batch_id,
-        size(c.pk_columns) > 0 as is_keyed
+        size(c.pk_columns) > 0 as is_keyed,
+        c.document
     from folded_changes as c
     lateral view explode(
         case
@@ -118,7 +129,11 @@ key_events as (
                                      'image', cast(null as map<string, string>), 'delta', 0, 'sub_index', 0) end,
                     named_struct(
                         'row_key', c.row_key,
-                        'action', case when c.after_is_partial then 'merge' else 'upsert' end,
+                        'action', case
+                            when c.after_is_partial and c.document is not null then 'patch'
+                            when c.after_is_partial then 'merge'
+                            else 'upsert'
+                        end,
                         'image', case
                             when c.after_is_partial and c.before_row_key is not null and c.before_row_key != c.row_key
                                 then {{ cdc_overlay('c.before', 'c.after') }}
@@ -159,17 +174,20 @@ first_positions as (
 truncate_events as (
     select
         k.table_id, k.row_key, 'truncate' as action, cast(null as map<string, string>) as image, 0 as delta,
-        t.position, t.op, t.event_ts, t.change_id, t.landing_batch_id, k.is_keyed
+        t.position, t.op, t.event_ts, t.change_id, t.landing_batch_id, k.is_keyed,
+        cast(null as string) as document
     from first_positions as k
     inner join truncates as t
         on k.table_id = t.table_id and t.position > k.first_position
 ),
 
 all_events as (
-    select table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed
+    select table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
+        document
     from relevant_events
     union all
-    select table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed
+    select table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
+        document
     from truncate_events
 ),
 
@@ -179,12 +197,42 @@ per_key as (
         row_key,
         max(is_keyed) as is_keyed,
         array_sort(
-            collect_list(struct(position, action, image, delta, op, event_ts, change_id, landing_batch_id)),
+            collect_list(struct(position, action, image, delta, op, event_ts, change_id, landing_batch_id, document)),
             (l, r) -> case when l.position < r.position then -1 when l.position > r.position then 1 else 0 end
         ) as events
     from all_events
     group by table_id, row_key
 ),
+
+{% if fold_documents %}
+documents_folded as (
+    -- a key with a patch: every event becomes an upsert of the document Python folded for
+    -- it, or a delete when none is left (a patch never leaves none)
+    select
+        table_id,
+        row_key,
+        is_keyed,
+        case when has_patch then
+            zip_with(events, from_json(document_rows, 'array<map<string, string>>'), (e, doc) -> struct(
+                e.position,
+                case when e.action in ('upsert', 'merge', 'patch') then
+                    case when doc is null then 'delete' else 'upsert' end
+                else e.action end as action,
+                doc as image,
+                e.delta, e.op, e.event_ts, e.change_id, e.landing_batch_id, e.document
+            ))
+        else events end as events
+    from (
+        select
+            *,
+            cdc_fold_documents(case when has_patch then
+                to_json(transform(events, e -> named_struct('action', e.action, 'document', e.document,
+                                                            'image', e.image)))
+            end) as document_rows
+        from (select *, exists(events, e -> e.action = 'patch') as has_patch from per_key)
+    )
+),
+{% endif %}
 
 folded as (
     select
@@ -230,7 +278,7 @@ folded as (
                 )
             ), 1)))
         ) as versions
-    from per_key
+    from {{ 'documents_folded' if fold_documents else 'per_key' }}
 ),
 
 exploded as (
