@@ -23,6 +23,10 @@
 {% macro _cdc_detect_json_format(text) -%}
         element_at(transform(array(try_parse_json({{ text }})), v -> case
             when v is null then cast(null as string)
+            -- DataHub Tuple first: its table's own columns sit beside the meta columns at the
+            -- top level, and a column named `op`, `type`, `meta`, `payload` ... would match a
+            -- rule below; no other format has a top-level `_operation_type_`
+            when {{ cdc_has('v', '$._operation_type_') }} then 'datahub_tuple'
             when try_variant_get(v, '$.payload.message_version', 'string') = '1.0'
                 or {{ cdc_has('v', '$.payload.DATA_STORE') }} then 'cdl_json'
             when try_variant_get(v, '$.payload.message_version', 'string') = '2.0' then 'debezium_json'
@@ -41,6 +45,5 @@
                 or (try_variant_get(v, '$.status', 'string') in ('BEGIN', 'END') and {{ cdc_has('v', '$.event_count') }})
                 or (({{ cdc_has('v', '$.ts_ms') }}) and size(try_variant_get(v, '$', 'map<string,variant>')) = 1)
                 then 'debezium_json'
-            when {{ cdc_has('v', '$._operation_type_') }} then 'datahub_tuple'
         end), 1)
 {%- endmacro %}

@@ -1,0 +1,1 @@
+{{ decode_datahub_tuple() }}
