@@ -14,6 +14,10 @@ Where a format cannot carry the stream as it is, the test says so:
   column), so gold is compared per table as the multiset of rows without ROWID.
 - dataworks_json has no DATETIME type: the stream's `created` goes as DATE (epoch ms), which
   decodes to an ISO-8601 instant; the renderer's `expected_state` is the fold with that.
+- datahub_tuple names no key and carries no DDL: the keys of the generated tables are
+  configured (var cdc_primary_keys, passed to every build), the truncate goes as deletes
+  of the rows it empties, and decimals go as JSON numbers (trailing fraction zeros drop):
+  the renderer's `expected_state`.
 """
 
 from __future__ import annotations
@@ -28,9 +32,13 @@ import pytest
 from cdclake import synth
 from streams_support import assert_same_state, land_all
 
-FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json")
+FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json", "datahub_tuple")
+# formats whose messages name no key: the generated tables' keys are configured
+CONFIGURED_KEYS = ("datahub_tuple",)
 GOLD = "select table_id, row_key, row, row_count from gold.cdc_current_rows"
 N_CHANGES = 1100
+BUILD_VARS = ("--vars", json.dumps({"cdc_primary_keys": {
+    f"{f}.{table}": columns for f in CONFIGURED_KEYS for table, columns in synth.TABLES.items() if columns}}))
 
 
 def _stream(format_id: str) -> synth.Stream:
@@ -93,18 +101,20 @@ def test_streams_are_rich_enough(streams, records):
 def test_in_order_streams_fold_like_python(lake, streams, records, tmp_path):
     lake.reset()
     land_all(lake, tmp_path, "ordered", records)
-    lake.build()
+    lake.build(*BUILD_VARS)
     assert_gold_matches(lake, streams)
-    # every DataWorks update arrived as two halves and became one UPDATE
-    halves = lake.rows("select count(*) as n, count_if(is_paired) as paired from silver.cdc_update_halves")[0]
-    assert halves["n"] > 0 and halves["paired"] == halves["n"]
+    # every DataWorks and DataHub Tuple update arrived as two halves and became one UPDATE
+    halves = {r["vendor_format"]: (r["n"], r["paired"]) for r in lake.rows(
+        "select vendor_format, count(*) as n, count_if(is_paired) as paired from silver.cdc_update_halves group by 1")}
+    assert set(halves) == {"dataworks_json", "datahub_tuple"}
+    assert all(n > 0 and paired == n for n, paired in halves.values()), halves
 
 
 def test_shuffled_streams_with_redeliveries_fold_the_same(lake, streams, records, tmp_path):
     lake.reset()
     disordered = {f: synth.shuffled(synth.redeliver(r, 0.10)) for f, r in records.items()}
     land_all(lake, tmp_path, "shuffled", disordered)
-    lake.build()
+    lake.build(*BUILD_VARS)
     assert_gold_matches(lake, streams)
 
 
@@ -112,11 +122,13 @@ def test_split_batches_fold_the_same_with_update_halves_waiting_between(lake, st
     lake.reset()
     parts = {f: list(synth.split(synth.shuffled(synth.redeliver(r, 0.10)), 2)) for f, r in records.items()}
     land_all(lake, tmp_path, "first", {f: p[0] for f, p in parts.items()})
-    lake.build()
-    waiting = lake.rows("select count(*) as n from silver.cdc_update_halves where not is_paired")[0]["n"]
-    assert waiting > 0, "the split should leave some DataWorks update halves without their partner"
+    lake.build(*BUILD_VARS)
+    waiting = {r["vendor_format"]: r["n"] for r in lake.rows(
+        "select vendor_format, count(*) as n from silver.cdc_update_halves where not is_paired group by 1")}
+    assert waiting.get("dataworks_json", 0) > 0 and waiting.get("datahub_tuple", 0) > 0, \
+        f"the split should leave update halves without their partner: {waiting}"
 
     land_all(lake, tmp_path, "second", {f: p[1] for f, p in parts.items()})
-    lake.build()
+    lake.build(*BUILD_VARS)
     assert_gold_matches(lake, streams)
     assert lake.rows("select count(*) as n from silver.cdc_update_halves where not is_paired")[0]["n"] == 0
