@@ -165,11 +165,11 @@ imaged as (
             as record_kind,
         case when reject_reason is null and kind = 'change' and before_values is not null then map_filter(
             map_from_arrays(field_names, before_values),
-            (k, x) -> not exists(before_missing, i -> try_element_at(field_names, i + 1) = k)
+            (k, x) -> not exists(coalesce(before_missing, array()), i -> try_element_at(field_names, i + 1) = k)
         ) end as before_image,
         case when reject_reason is null and kind = 'change' and after_values is not null then map_filter(
             map_from_arrays(field_names, after_values),
-            (k, x) -> not exists(after_missing, i -> try_element_at(field_names, i + 1) = k)
+            (k, x) -> not exists(coalesce(after_missing, array()), i -> try_element_at(field_names, i + 1) = k)
         ) end as after_image
     from checked
 ),
