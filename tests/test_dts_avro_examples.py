@@ -96,7 +96,6 @@ ALL_TYPES = {
     "null_empty": "253 EmptyObject:NULL", "not_logged": "253 EmptyObject:NONE",
 }
 
-# (topic suffix, declared format or None, [(value bytes or text, binary?)]) per case
 ORDER_FIELDS = [("id", 3), ("note", 15)]
 # fields in another order than the table's (id, note): images follow `fields`
 ORDER_FIELDS_SWAPPED = [("note", 15), ("id", 3)]
