@@ -12,6 +12,8 @@
         when {{ encoding }} = 'base64' then
             case
                 when hex(substr(unbase64({{ value }}), 1, 2)) = 'C301' then 'drs_avro'
+                -- DTS NOOP fillers are 48 bytes whatever their first byte (FORMATS.md §2)
+                when length(unbase64({{ value }})) = 48 then 'dts_avro'
                 when hex(substr(unbase64({{ value }}), 1, 1)) = '00' then cast(null as string)
                 else 'dts_avro'
             end

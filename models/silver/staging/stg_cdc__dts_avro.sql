@@ -1,0 +1,1 @@
+{{ decode_dts_avro() }}
