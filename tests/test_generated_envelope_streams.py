@@ -18,6 +18,9 @@ Where a format cannot carry the stream as it is, the test says so:
   configured (var cdc_primary_keys, passed to every build), the truncate goes as deletes
   of the rows it empties, and decimals go as JSON numbers (trailing fraction zeros drop):
   the renderer's `expected_state`.
+- dts_avro renders DATETIME as a DateTime record, which decodes to ISO-8601 text
+  (`2024-01-02T03:04:05`): the renderer's `expected_state`. Its values are Avro bytes,
+  landed as base64.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import pytest
 from cdclake import synth
 from streams_support import assert_same_state, land_all
 
-FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json", "datahub_tuple")
+FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json", "datahub_tuple", "dts_avro")
 # formats whose messages name no key: the generated tables' keys are configured
 CONFIGURED_KEYS = ("datahub_tuple",)
 GOLD = "select table_id, row_key, row, row_count from gold.cdc_current_rows"
