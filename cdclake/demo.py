@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import yaml
@@ -20,13 +21,16 @@ SUMMARY_QUERIES: list[tuple[str, str]] = [
     ("DDL events", "select table_id, ddl_action, ddl_parse_error, left(ddl_text, 60) as ddl "
                    "from silver.cdc_ddl_events order by 1"),
     ("Markers", "select vendor_format, marker_kind, count(*) as markers from silver.cdc_heartbeats group by 1, 2"),
-    ("Update halves (DataWorks UPDATE_BEFOR + UPDATE_AFTER), paired into one UPDATE each",
+    ("Update halves (DataWorks UPDATE_BEFOR + UPDATE_AFTER, DataHub Tuple U rows), paired into one UPDATE each",
      """select vendor_format, table_id, pair_key, half, is_paired from silver.cdc_update_halves
         order by 1, 2, 3, 4"""),
     ("Sync status (cdc status): per topic and table",
      """select topic, table_id, changes, updates, deletes, ddl_events as ddl, heartbeats, rejects,
                last_event_ts, last_change_lag_seconds as lag_s, last_heartbeat_ts
         from gold.cdc_sync_status order by topic, table_id nulls first"""),
+    ("Gold: history of a MongoDB document patched by $set, dotted paths, $inc and $unset (DRS for DDS)",
+     """select op, valid_from, row['address'] as address, row['items'] as items, row['qty'] as qty
+        from gold.cdc_row_history where table_id = 'ljx.carts' order by valid_from"""),
     ("Rejects, with reasons",
      "select reject_stage, reject_reason, count(*) as records from silver.cdc_rejects group by 1, 2 order by 3 desc"),
     ("Gold: live rows per table",
@@ -47,13 +51,14 @@ def run_demo() -> int:
     started = time.monotonic()
     lake = Lake()
     manifest = yaml.safe_load((paths.SAMPLES_DIR / "manifest.yml").read_text(encoding="utf-8"))
+    primary_keys = {table: columns for entry in manifest for table, columns in entry.get("primary_keys", {}).items()}
     for entry in manifest:
         batch_id, landed = lake.land([paths.SAMPLES_DIR / entry["file"]], topic=entry.get("topic"),
                                      declared_format=entry.get("format"))
         for item in landed:
             print(f"landed {item.records:>4} records of {entry['file']} (batch {batch_id})")
     print("building (dbt build) ...", flush=True)
-    lake.build()
+    lake.build("--vars", json.dumps({"cdc_primary_keys": primary_keys}))
     for title, query in SUMMARY_QUERIES:
         frame = lake.spark.sql(query)
         print(f"\n== {title}")
