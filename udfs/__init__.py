@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from udfs import ddl, ddlmeta
+from udfs import ddl, ddlmeta, drs_avro
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-FAMILIES = (ddl, ddlmeta)
+FAMILIES = (ddl, ddlmeta, drs_avro)
 
 
 def register_all(spark: "SparkSession") -> None:
