@@ -340,18 +340,17 @@ def binary_records(topic: str, values: list[bytes]) -> list[synth.Record]:
 def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     tmp = tmp_path_factory.mktemp("drs-avro")
     lake.reset()
+    stream = synth.generate(SYNTH_DB, n_changes=300)
     # routed by shape: base64 values starting with C3 01 are drs_avro
-    lake.land([write(tmp / "single.jsonl", binary_records(SINGLE, [single_object(m) for m in SINGLE_MESSAGES]))])
-    lake.land([write(tmp / "evolved.jsonl", binary_records(
-        EVOLVED_TOPIC, [single_object(m, EVOLVED) for m in EVOLVED_MESSAGES]))])
+    lake.land([write(tmp / "single.jsonl", binary_records(SINGLE, [single_object(m) for m in SINGLE_MESSAGES])),
+               write(tmp / "evolved.jsonl", binary_records(
+                   EVOLVED_TOPIC, [single_object(m, EVOLVED) for m in EVOLVED_MESSAGES])),
+               write(tmp / "stream.jsonl", renderer.render(stream, STREAM))])
     # raw datums need a declared format (or a topic_formats row): by shape they are dts_avro
-    lake.land([write(tmp / "raw.jsonl", binary_records(RAW, [datum(m, s) for m, s in RAW_MESSAGES]))],
-              declared_format="drs_avro")
     rejects = [synth.Record(REJECTS, 0, i, T0, v, key="k") if isinstance(v, str)
                else synth.Record.of_bytes(REJECTS, 0, i, T0, v, key="k") for i, (v, _) in enumerate(REJECT_CASES)]
-    lake.land([write(tmp / "rejects.jsonl", rejects)], declared_format="drs_avro")
-    stream = synth.generate(SYNTH_DB, n_changes=300)
-    lake.land([write(tmp / "stream.jsonl", renderer.render(stream, STREAM))])
+    lake.land([write(tmp / "raw.jsonl", binary_records(RAW, [datum(m, s) for m, s in RAW_MESSAGES])),
+               write(tmp / "rejects.jsonl", rejects)], declared_format="drs_avro")
     lake.build("--vars", VARS)
     return Built(lake, stream)
 

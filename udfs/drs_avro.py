@@ -94,28 +94,30 @@ def load_schema(path: str) -> WriterSchema:
     return WriterSchema(path, parsed, fingerprint(parsed))
 
 
+def _load_all(spec: str | None) -> list[WriterSchema] | str:
+    try:
+        paths = schema_list(spec)
+    except (ValueError, TypeError) as exc:
+        return f"schema_paths is not a JSON array of paths ({exc})"
+    loaded: list[WriterSchema] = []
+    for path in paths:
+        try:
+            loaded.append(load_schema(path))
+        except Exception as exc:  # unreadable file, bad JSON, invalid Avro schema
+            return (f"schema file {path} ({resolve_path(path)}) cannot be read: "
+                    f"{type(exc).__name__}: {str(exc)[:300]}")
+    return loaded
+
+
 _cache: dict[str, list[WriterSchema] | str] = {}
 
 
 def schemas(spec: str | None) -> list[WriterSchema] | str:
-    """The configured writer schemas, parsed once per worker; or the error text when one
-    cannot be read (then every message is a reject naming it)."""
+    """The configured writer schemas, parsed once per worker (cached by `spec`); or the
+    error text when one cannot be read (then every message is a reject naming it)."""
     key = spec or ""
     if key not in _cache:
-        try:
-            paths = schema_list(spec)
-        except (ValueError, TypeError) as exc:
-            _cache[key] = f"schema_paths is not a JSON array of paths ({exc})"
-            return _cache[key]
-        loaded: list[WriterSchema] = []
-        for path in paths:
-            try:
-                loaded.append(load_schema(path))
-            except Exception as exc:  # unreadable file, bad JSON, invalid Avro schema
-                _cache[key] = (f"schema file {path} ({resolve_path(path)}) cannot be read: "
-                               f"{type(exc).__name__}: {str(exc)[:300]}")
-                return _cache[key]
-        _cache[key] = loaded
+        _cache[key] = _load_all(spec)
     return _cache[key]
 
 
