@@ -1,0 +1,1 @@
+{{ decode_drs_avro() }}
