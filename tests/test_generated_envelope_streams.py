@@ -21,6 +21,8 @@ Where a format cannot carry the stream as it is, the test says so:
 - dts_avro renders DATETIME as a DateTime record, which decodes to ISO-8601 text
   (`2024-01-02T03:04:05`): the renderer's `expected_state`. Its values are Avro bytes,
   landed as base64.
+- drs_avro names no key either (configured like datahub_tuple); its records are Avro
+  single-object encoded with the shipped (reconstructed) schema, landed as base64.
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ import pytest
 from cdclake import synth
 from streams_support import assert_same_state, land_all
 
-FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json", "datahub_tuple", "dts_avro")
+FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json", "datahub_tuple", "dts_avro",
+           "drs_avro")
 # formats whose messages name no key: the generated tables' keys are configured
-CONFIGURED_KEYS = ("datahub_tuple",)
+CONFIGURED_KEYS = ("datahub_tuple", "drs_avro")
 GOLD = "select table_id, row_key, row, row_count from gold.cdc_current_rows"
 N_CHANGES = 1100
 BUILD_VARS = ("--vars", json.dumps({"cdc_primary_keys": {
