@@ -90,12 +90,12 @@ def decode_change(value: str | None, where: str | None) -> Document:
             raise PatchError("value mixes update operators and fields")
         if operator_keys:
             _check_operators(doc)
-            if where_id is None:
-                raise PatchError("an update without where._id names no document")
+            # without where._id, "id" stays null: the decoder rejects the update (or names
+            # the INSERT / DELETE whose value is operators)
             top_set = {k: v for k, v in doc.get("$set", {}).items() if "." not in k}
-            fields, types = _fields({"_id": where_id, **top_set})
+            fields, types = _fields({"_id": where_id, **top_set} if where_id is not None else top_set)
             return {"kind": "operators", "document": dumps({"_id": where_id, **doc}), "fields": fields,
-                    "types": types, "id": canonical(where_id), "error": None}
+                    "types": types, "id": None if where_id is None else canonical(where_id), "error": None}
         if "_id" not in doc:
             if where_id is None:
                 raise PatchError("the document has no _id, and where names none")

@@ -98,6 +98,8 @@ checked as (
             when kind = 'change' and value_error is not null then value_error
             when kind = 'change' and vendor_op in ('INSERT', 'DELETE') and value_kind = 'operators' then
                 vendor_op || ' whose value is update operators, not a document'
+            when kind = 'change' and try_variant_get(change, '$.id', 'string') is null then
+                'an update without where._id names no document'
             when kind = 'ddl' and value_shell is null then 'DDL without "value"'
         end as reject_reason
     from classified
