@@ -1,10 +1,10 @@
-"""Benchmark: throughput of the DTS Avro UDF (udfs/dts_avro.py), in records per second.
+"""Benchmark: throughput of the Avro UDFs (udfs/dts_avro.py, udfs/drs_avro.py), in records per second.
 
 (a) the pure Python function `decode_dts_avro` over N base64 values in one process;
 (b) through Spark: `select cdc_decode_dts_avro(v)` over a DataFrame of the same N values,
     written to the `noop` sink so every row is decoded (Arrow batches to the Python
     workers and back), on the embedded session (`local[*]`).
-The values are the DTS Avro records of a generated stream (cdclake/renderers/dts_avro.py:
+The values are the Avro records of a generated stream (cdclake/renderers/<format>.py:
 keyed, composite-keyed and unkeyed tables, utf8mb4 text, long decimals, binary, DATETIME,
 DOUBLE), repeated to N. Prints the figures and writes the section "## Avro UDF throughput"
 of BENCHMARKS.md (other sections are left as they are). Run it on an otherwise idle machine:
@@ -27,33 +27,45 @@ PROJECT = Path(__file__).resolve().parents[1]
 SECTION = "## Avro UDF throughput"
 
 
-def values(n: int) -> list[str]:
-    from cdclake import synth
-    from cdclake.renderers import dts_avro
+# format -> (renderer module, Python function of one base64 value, Spark SQL of column v)
+CASES: dict[str, tuple[str, str, str]] = {
+    "dts_avro": ("dts_avro", "udfs.dts_avro:decode_dts_avro", "cdc_decode_dts_avro(v)"),
+    "drs_avro": ("drs_avro", "udfs.drs_avro:decode_drs_avro", "cdc_decode_drs_avro(v, null)"),
+}
 
-    records = dts_avro.render(synth.generate("bench_dts_avro", n_changes=min(n, 20_000)), topic="bench")
+
+def values(format_id: str, n: int) -> list[str]:
+    import importlib
+
+    from cdclake import synth
+
+    renderer = importlib.import_module(f"cdclake.renderers.{CASES[format_id][0]}")
+    records = renderer.render(synth.generate(f"bench_{format_id}", n_changes=min(n, 20_000)), topic="bench")
     return [r.value for r in itertools.islice(itertools.cycle(records), n)]
 
 
-def python_rate(data: list[str]) -> tuple[float, float]:
-    from udfs.dts_avro import decode_dts_avro, schemas
+def python_rate(format_id: str, data: list[str]) -> tuple[float, float]:
+    import importlib
 
-    schemas()  # parsing the schemas is a once-per-worker cost, not per record
+    module, name = CASES[format_id][1].split(":")
+    function = getattr(importlib.import_module(module), name)
+    call = (lambda v: function(v)) if format_id == "dts_avro" else (lambda v: function(v, None))
+    call(data[0])  # parsing the schemas is a once-per-worker cost, not per record
     start = time.perf_counter()
-    errors = sum(json.loads(decode_dts_avro(v))["error"] is not None for v in data)
+    errors = sum(json.loads(call(v))["error"] is not None for v in data)
     seconds = time.perf_counter() - start
     if errors:
-        raise SystemExit(f"{errors} records did not decode")
+        raise SystemExit(f"{format_id}: {errors} records did not decode")
     return seconds, len(data) / seconds
 
 
-def spark_rate(data: list[str]) -> tuple[float, float]:
+def spark_rate(format_id: str, data: list[str]) -> tuple[float, float]:
     from cdclake.runtime import get_session
 
     spark = get_session()
     frame = spark.createDataFrame([(v,) for v in data], "v string").cache()
     frame.count()  # materialise the input first: time the decoding, not createDataFrame
-    decoded = frame.selectExpr("cdc_decode_dts_avro(v) as j")
+    decoded = frame.selectExpr(f"{CASES[format_id][2]} as j")
     decoded.limit(1000).write.format("noop").mode("overwrite").save()  # start the Python workers
     start = time.perf_counter()
     decoded.write.format("noop").mode("overwrite").save()
@@ -61,7 +73,7 @@ def spark_rate(data: list[str]) -> tuple[float, float]:
     bad = decoded.where("j is null or get_json_object(j, '$.error') is not null").count()
     frame.unpersist()
     if bad:
-        raise SystemExit(f"{bad} records did not decode in Spark")
+        raise SystemExit(f"{format_id}: {bad} records did not decode in Spark")
     return seconds, len(data) / seconds
 
 
@@ -86,27 +98,29 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="cdc-bench-avro-"))
     os.environ.setdefault("CDC_HOME", str(workdir / "state"))
 
-    data = values(args.records)
-    mean_bytes = sum(len(v) for v in data) * 3 / 4 / len(data)
-    py_s, py_rate = python_rate(data)
-    print(f"python: {len(data):,} records in {py_s:.1f} s = {py_rate:,.0f} records/s")
-    sp_s, sp_rate = spark_rate(data)
-    print(f"spark:  {len(data):,} records in {sp_s:.1f} s = {sp_rate:,.0f} records/s")
+    rows = []
+    for format_id in CASES:
+        data = values(format_id, args.records)
+        mean_bytes = sum(len(v) for v in data) * 3 / 4 / len(data)
+        py_s, py_rate = python_rate(format_id, data)
+        print(f"{format_id} python: {len(data):,} records in {py_s:.1f} s = {py_rate:,.0f} records/s")
+        sp_s, sp_rate = spark_rate(format_id, data)
+        print(f"{format_id} spark:  {len(data):,} records in {sp_s:.1f} s = {sp_rate:,.0f} records/s")
+        rows += [f"| {format_id} | Python function | {len(data):,} | {mean_bytes:.0f} | {py_s:.1f} | {py_rate:,.0f} |",
+                 f"| {format_id} | Spark pandas UDF | {len(data):,} | {mean_bytes:.0f} | {sp_s:.1f} | {sp_rate:,.0f} |"]
 
     write_section(args.out, [
         SECTION,
         "",
-        f"`bench/bench_avro_udf.py`: the DTS Avro UDF (`cdc_decode_dts_avro`, fastavro) over "
-        f"{len(data):,} raw Avro records",
-        f"of a generated stream (about {mean_bytes:.0f} bytes each), {os.cpu_count()} cores, "
-        f"{time.strftime('%Y-%m-%d')}. Python: the plain",
-        "function in one process. Spark: `select cdc_decode_dts_avro(v)` over a cached DataFrame of the",
+        "`bench/bench_avro_udf.py`: the Avro UDFs (`cdc_decode_dts_avro`, `cdc_decode_drs_avro` with its",
+        f"shipped schema; fastavro) over the records of a generated stream, {os.cpu_count()} cores, "
+        f"{time.strftime('%Y-%m-%d')}.",
+        "Python: the plain function in one process. Spark: the UDF over a cached DataFrame of the",
         "base64 values, written to the `noop` sink (Arrow batches to the Python workers and back).",
         "",
-        "| path | records | seconds | records / s |",
-        "|---|---|---|---|",
-        f"| Python function | {len(data):,} | {py_s:.1f} | {py_rate:,.0f} |",
-        f"| Spark pandas UDF | {len(data):,} | {sp_s:.1f} | {sp_rate:,.0f} |",
+        "| format | path | records | bytes each | seconds | records / s |",
+        "|---|---|---|---|---|---|",
+        *rows,
     ])
     print(f"wrote {args.out}")
     return 0
