@@ -57,7 +57,7 @@ _DIALECTS = {
 # first word of a clause of ALTER TABLE
 _CLAUSE_WORDS = {"ADD", "MODIFY", "DROP", "CHANGE", "ALTER", "RENAME"}
 _FLOAT_UNSIGNED = re.compile(
-    r"\b(float|double(?:\s+precision)?|real)(\s*\(\s*\d+\s*(?:,\s*\d+\s*)?\))?\s+unsigned\b", re.IGNORECASE
+    r"\b(float|real)(\s*\(\s*\d+\s*(?:,\s*\d+\s*)?\))?\s+unsigned\b", re.IGNORECASE
 )
 
 Result = dict[str, Any]
@@ -154,7 +154,7 @@ def _create(result: Result, stmt: "exp.Create", read: str) -> None:
     if isinstance(table, exp.Index):
         table = table.args.get("table")
     if isinstance(table, exp.Table):
-        result["table"] = ({"db": table.name or None, "name": None} if kind in {"DATABASE", "SCHEMA"}
+        result["table"] = ({"db": table.name or table.db or None, "name": None} if kind in {"DATABASE", "SCHEMA"}
                            else _table_ref(table))
     if isinstance(target, exp.Schema):
         defs = [c for c in target.expressions if isinstance(c, exp.ColumnDef)]
@@ -171,7 +171,7 @@ def _drop(result: Result, stmt: "exp.Drop") -> None:
     if kind == "INDEX" and isinstance(on, exp.OnProperty) and isinstance(on.this, exp.Table):
         result["table"] = _table_ref(on.this)
     elif tables and kind in {"DATABASE", "SCHEMA"}:
-        result["table"] = {"db": tables[0].name or None, "name": None}
+        result["table"] = {"db": tables[0].name or tables[0].db or None, "name": None}
     elif tables:
         result["table"] = _table_ref(tables[0])
     result["statements"] += max(len(tables) - 1, 0)
@@ -258,8 +258,8 @@ def _sp_rename(result: Result, stmt: "exp.Execute") -> None:
 
 # --- ALTER ------------------------------------------------------------------------------
 
-def _paren_list(clause: str, read: str, change: str) -> list[Column] | None:
-    """`ADD|MODIFY [COLUMN] (c type, ...)` or `MODIFY c type` read as CREATE TABLE columns."""
+def _paren_defs(clause: str, read: str) -> list["exp.ColumnDef"] | None:
+    """`ADD|MODIFY [COLUMN] (c type, ...)` or `MODIFY c type`: the columns, read as CREATE TABLE's."""
     from sqlglot import exp
 
     body = re.sub(r"^\s*\w+\s+(column\s+)?", "", clause, count=1, flags=re.IGNORECASE).strip()
@@ -272,15 +272,19 @@ def _paren_list(clause: str, read: str, change: str) -> list[Column] | None:
     schema = create.this if isinstance(create, exp.Create) else None
     if not isinstance(schema, exp.Schema):
         return None
-    return [_col(c.name, change, _type(c, read)) for c in schema.expressions if isinstance(c, exp.ColumnDef)]
+    defs = [c for c in schema.expressions if isinstance(c, exp.ColumnDef)]
+    return defs or None
 
 
 def _drop_list(body: str, read: str) -> list[Column] | None:
     """Oracle `DROP (c, d)`: the column names."""
     from sqlglot import exp
 
+    body = body.strip()
+    if not (body.startswith("(") and body.endswith(")")):
+        return None
     try:
-        select = _parse_one(f"SELECT {body.strip()[1:-1]}", read)
+        select = _parse_one(f"SELECT {body[1:-1]}", read)
     except Exception:
         return None
     names = [e for e in select.expressions if isinstance(e, exp.Column)]
@@ -312,20 +316,20 @@ def _action_columns(action: "exp.Expression", read: str) -> list[Column] | None:
     if isinstance(action, exp.RenameColumn):
         return [_col(action.this.name, "RENAME", new_name=action.args["to"].name)]
     if isinstance(action, exp.Command):
-        body = str(action.expression.this if isinstance(action.expression, exp.Literal) else action.expression or "")
-        if str(action.this).upper() == "DROP" and body.strip().startswith("("):
-            return _drop_list(body, read)
+        body = action.expression.this if isinstance(action.expression, exp.Literal) else action.expression
+        if str(action.this).upper() == "DROP":
+            return _drop_list(str(body or ""), read)
         return None
-    return []  # constraints, indexes, table options: no column entry
+    return []  # constraints, indexes, table options, renames: no column entry
 
 
-def _alter(result: Result, stmt: "exp.Alter", read: str) -> None:
+def _alter(result: Result, table: "exp.Expression | None", kind: str | None,
+           actions: list["exp.Expression"], read: str) -> None:
     from sqlglot import exp
 
-    actions = stmt.args.get("actions") or []
-    result["object_kind"] = (stmt.args.get("kind") or "").upper() or None
-    if isinstance(stmt.this, exp.Table):
-        result["table"] = _table_ref(stmt.this)
+    result["object_kind"] = (kind or "").upper() or None
+    if isinstance(table, exp.Table):
+        result["table"] = _table_ref(table)
     renames = [a for a in actions if isinstance(a, exp.AlterRename)]
     if renames and isinstance(renames[0].this, exp.Table):
         result["renamed_to"] = _qualified(renames[0].this)
@@ -334,88 +338,96 @@ def _alter(result: Result, stmt: "exp.Alter", read: str) -> None:
     for action in actions:
         cols = _action_columns(action, read)
         if cols is None:
-            unread.append(action.sql(dialect=read))
+            text = action.expression.this if isinstance(action, exp.Command) else None
+            unread.append(str(text) if isinstance(text, str) else action.sql(dialect=read))
         else:
             result["columns"].extend(cols)
     if unread:
         result["error"] = "clauses not read: " + "; ".join(u[:200] for u in unread)
 
 
+# a clause of ALTER TABLE that changes no column (constraints, indexes, table options)
+_NOT_COLUMN = re.compile(
+    r"^(add|drop)\s+(constraint|index|key|primary|unique|foreign|check|partition|fulltext|spatial)\b"
+    r"|^(?!(add|modify|drop|change|alter|rename)\b)", re.IGNORECASE
+)
+
+
 def _alter_fallback(result: Result, sql: str, read: str) -> None:
-    """An ALTER TABLE sqlglot kept as a Command: split it into clauses and read each alone."""
+    """An ALTER TABLE sqlglot could not read as a whole: split it into clauses, read each alone."""
     from sqlglot import exp
     from sqlglot.tokens import TokenType
 
     tokens = _tokens(sql, read)
-    if len(tokens) < 3 or tokens[1].token_type != TokenType.TABLE:
+    if len(tokens) < 4 or tokens[1].token_type != TokenType.TABLE:
         raise ValueError("not an ALTER TABLE that could be read")
-    depth, start, clauses, name_end = 0, None, [], None
-    for i in range(2, len(tokens)):
-        tok, word = tokens[i], tokens[i].text.upper()
-        if tok.token_type == TokenType.L_PAREN:
-            depth += 1
-        elif tok.token_type == TokenType.R_PAREN:
-            depth -= 1
-        if depth or (tok.token_type == TokenType.L_PAREN):
-            continue
-        if name_end is None:
-            if word in _CLAUSE_WORDS or word in {"CONVERT", "SET", "ENGINE"}:
-                name_end, start = i, i
+    i = 2
+    while i < len(tokens) and tokens[i].text.upper() in {"IF", "EXISTS", "ONLY", "ONLINE"}:
+        i += 1
+    name_start = i
+    i += 1
+    while i + 1 < len(tokens) and tokens[i].token_type == TokenType.DOT:
+        i += 2
+    if i >= len(tokens):
+        raise ValueError("ALTER TABLE without a clause")
+    table_sql = sql[tokens[name_start].start:tokens[i - 1].end + 1]
+    clauses: list[tuple[int, int]] = []
+    depth, start = 0, i
+    for j in range(i, len(tokens)):
+        tok = tokens[j]
+        depth += (tok.token_type == TokenType.L_PAREN) - (tok.token_type == TokenType.R_PAREN)
+        if depth:
             continue
         if tok.token_type == TokenType.COMMA:
-            clauses.append((start, i - 1))
-            start = i + 1
-        elif word in _CLAUSE_WORDS and tokens[i - 1].token_type == TokenType.R_PAREN and start < i:
-            clauses.append((start, i - 1))  # Oracle: ADD (...) MODIFY (...)
-            start = i
-    if name_end is None or start is None:
-        raise ValueError("ALTER TABLE without a clause")
+            clauses.append((start, j - 1))
+            start = j + 1
+        elif (tok.text.upper() in _CLAUSE_WORDS and j > start
+              and tokens[j - 1].token_type == TokenType.R_PAREN):
+            clauses.append((start, j - 1))  # Oracle: ADD (...) MODIFY (...)
+            start = j
     clauses.append((start, len(tokens) - 1))
-    name_tokens = [t for t in tokens[2:name_end] if t.text.upper() not in {"IF", "EXISTS", "ONLY", "ONLINE"}]
-    if not name_tokens:
-        raise ValueError("ALTER TABLE without a table name")
-    table_sql = sql[name_tokens[0].start:name_tokens[-1].end + 1]
-    result.update(action="ALTER", object_kind="TABLE", table=_table_ref(exp.to_table(table_sql, dialect=read)))
-    unread: list[str] = []
+    actions: list[exp.Expression] = []
     for first, last in clauses:
+        if first > last:
+            continue
         clause = sql[tokens[first].start:tokens[last].end + 1]
-        cols = _clause_columns(clause, table_sql, read)
-        if cols is None:
-            unread.append(clause)
-        else:
-            result["columns"].extend(cols)
-    if unread:
-        result["error"] = "clauses not read: " + "; ".join(u[:200] for u in unread)
+        actions.extend(_clause_actions(clause, table_sql, read))
+    _alter(result, exp.to_table(table_sql, dialect=read), "TABLE", actions, read)
 
 
-def _clause_columns(clause: str, table_sql: str, read: str) -> list[Column] | None:
+def _clause_actions(clause: str, table_sql: str, read: str) -> list["exp.Expression"]:
+    """One ALTER TABLE clause as sqlglot actions; an unread one as a Command holding its text."""
     from sqlglot import exp
 
+    if _NOT_COLUMN.match(clause):
+        return []
     word = clause.split(None, 1)[0].upper()
+    # MySQL RENAME AS new_name
+    retry = re.sub(r"^rename\s+as\b", "RENAME TO", clause, flags=re.IGNORECASE)
     try:
-        alter = _parse_one(f"ALTER TABLE {table_sql} {clause}", read)
+        alter = _parse_one(f"ALTER TABLE {table_sql} {retry}", read)
     except Exception:
         alter = None
     if isinstance(alter, exp.Alter):
-        cols: list[Column] = []
-        for action in alter.args.get("actions") or []:
-            got = _action_columns(action, read)
-            if got is None:
-                break
-            cols.extend(got)
-        else:
-            return cols
+        actions = alter.args.get("actions") or []
+        if all(_action_columns(a, read) is not None for a in actions):
+            return list(actions)
     if word in {"ADD", "MODIFY"}:
-        cols_or_none = _paren_list(clause, read, "ADD" if word == "ADD" else "MODIFY")
-        if cols_or_none:
-            return cols_or_none
-    return None
+        defs = _paren_defs(clause, read)
+        if defs:
+            return [exp.Schema(expressions=defs)] if word == "ADD" else [exp.ModifyColumn(this=d) for d in defs]
+    if word == "DROP":
+        body = re.sub(r"^\s*drop\s+(column\s+)?", "", clause, count=1, flags=re.IGNORECASE)
+        if _drop_list(body, read) is not None:
+            return [exp.Command(this="DROP", expression=exp.Literal.string(body))]
+    return [exp.Command(this=word, expression=exp.Literal.string(clause))]
 
 
 # --- entry points -----------------------------------------------------------------------
 
 def _parse_sql(result: Result, text: str, read: str) -> None:
     from sqlglot import exp
+    from sqlglot.errors import ParseError
 
     statements = _statements(text, read)
     result["statements"] = len(statements)
@@ -423,22 +435,33 @@ def _parse_sql(result: Result, text: str, read: str) -> None:
         result["error"] = "no statement (empty text or only comments)"
         return
     sql = statements[0]
-    words = sql.split(None, 2)
-    if len(words) >= 2 and words[0].upper() == "RENAME" and words[1].upper() == "TABLE":
+    words = [w.upper() for w in sql.split(None, 2)]
+    if words[:2] == ["RENAME", "TABLE"]:
         _rename_table(result, sql, read)
         return
-    stmt = _parse_one(sql, read)
+    try:
+        stmt = _parse_one(sql, read)
+    except ParseError:
+        if words[:2] != ["ALTER", "TABLE"]:
+            raise
+        try:
+            _alter_fallback(result, sql, read)
+        except Exception:
+            pass
+        else:
+            return
+        raise
     if isinstance(stmt, exp.Create):
         _create(result, stmt, read)
     elif isinstance(stmt, exp.Alter):
-        _alter(result, stmt, read)
+        _alter(result, stmt.this, stmt.args.get("kind"), stmt.args.get("actions") or [], read)
     elif isinstance(stmt, exp.Drop):
         _drop(result, stmt)
     elif isinstance(stmt, exp.TruncateTable):
         _truncate(result, stmt)
     elif isinstance(stmt, exp.Execute) and stmt.this is not None and stmt.this.name.lower() == "sp_rename":
         _sp_rename(result, stmt)
-    elif isinstance(stmt, exp.Command) and str(stmt.this).upper() == "ALTER":
+    elif isinstance(stmt, exp.Command) and words[:2] == ["ALTER", "TABLE"]:
         _alter_fallback(result, sql, read)
     elif isinstance(stmt, exp.Command):
         result["error"] = f"sqlglot ({read}) does not read this {str(stmt.this).upper()} statement"
