@@ -29,9 +29,11 @@ parsed as (
         *,
         from_json(
             cdc_parse_ddl(ddl_text, ddl_dialect),
-            'action string, object_kind string, table struct<db: string, name: string>,
-             columns array<struct<name: string, type: string, change: string>>,
-             renamed_to string, error string'
+            'action string, object_kind string, dialect string, statements int,
+             table struct<db: string, name: string>, renamed_to string,
+             columns array<struct<name: string, type: string, change: string,
+                 new_name: string, position: int>>,
+             error string'
         ) as ddl
     from decoded
 ),
@@ -61,6 +63,8 @@ final as (
         ddl.columns as ddl_columns,
         ddl.renamed_to as ddl_renamed_to,
         ddl.error as ddl_parse_error,
+        ddl.dialect as ddl_parse_dialect,
+        ddl.statements as ddl_statement_count,
         -- DataWorks: the ddlMeta object (UDF cdc_decode_ddlmeta) as JSON
         case when vendor_format = 'dataworks_json' then detail end as ddl_meta,
         event_ts,
