@@ -461,7 +461,7 @@ def test_ddl_events_keep_what_cannot_be_parsed(built):
     not SQL: kept with ddl_action UNKNOWN and a parse error, not dropped."""
     query = f"""select topic, kafka_offset, vendor_format, vendor_op, source_db, source_table, table_id, ddl_text,
                       ddl_action, ddl_object_kind, ddl_table_db, ddl_table_name, ddl_columns, ddl_parse_error,
-                      {iso_sql("event_ts")}
+                      ddl_parse_dialect, ddl_statement_count, {iso_sql("event_ts")}
                from silver.cdc_ddl_events where topic in (:canal, :dts) order by topic"""
     canal, dts = built.lake.rows(query, canal=CANAL_FLINK, dts=DTS_DOC_DDL)
     assert canal == {
@@ -470,15 +470,17 @@ def test_ddl_events_keep_what_cannot_be_parsed(built):
         "ddl_text": "CREATE TABLE `xj_`.`user02` (`uid` int(0) NOT NULL,`uname` varchar(255) NULL, "
                     "PRIMARY KEY (`uid`))",
         "ddl_action": "CREATE", "ddl_object_kind": "TABLE", "ddl_table_db": "xj_", "ddl_table_name": "user02",
-        "ddl_columns": [{"name": "uid", "type": "INT(0)", "change": "ADD"},
-                        {"name": "uname", "type": "VARCHAR(255)", "change": "ADD"}],
-        "ddl_parse_error": None, "event_ts": "2020-05-13T12:39:26.000Z",
+        "ddl_columns": [{"name": "uid", "type": "INT(0)", "change": "ADD", "new_name": None, "position": 1},
+                        {"name": "uname", "type": "VARCHAR(255)", "change": "ADD", "new_name": None, "position": 2}],
+        "ddl_parse_error": None, "ddl_parse_dialect": "mysql", "ddl_statement_count": 1,
+        "event_ts": "2020-05-13T12:39:26.000Z",
     }
     assert {k: v for k, v in dts.items() if k != "ddl_parse_error"} == {
         "topic": DTS_DOC_DDL, "kafka_offset": 0, "vendor_format": "canal_json", "vendor_op": "DDL",
         "source_db": "dbname", "source_table": "tablename", "table_id": "dbname.tablename",
         "ddl_text": "eg:createxxx", "ddl_action": "UNKNOWN", "ddl_object_kind": None, "ddl_table_db": None,
-        "ddl_table_name": None, "ddl_columns": [], "event_ts": "2020-09-15T09:24:54.000Z",
+        "ddl_table_name": None, "ddl_columns": [], "ddl_parse_dialect": "mysql", "ddl_statement_count": 1,
+        "event_ts": "2020-09-15T09:24:54.000Z",
     }
     assert dts["ddl_parse_error"]
 

@@ -421,7 +421,8 @@ def test_datahub_blob_alter_with_decoded_ddlmeta(built):
         assert {k: v for k, v in row.items() if k != "topic"} == {
             "vendor_op": "ALTER", "table_id": f"{db}.t_shiyu_nopk",
             "ddl_text": "alter table t_shiyu_nopk add column holo text", "ddl_dialect": "mysql",
-            "ddl_action": "ALTER", "ddl_columns": [{"name": "holo", "type": "TEXT", "change": "ADD"}],
+            "ddl_action": "ALTER", "ddl_columns": [{"name": "holo", "type": "TEXT", "change": "ADD",
+                                                        "new_name": None, "position": None}],
             "event_ts": "2020-11-14T08:21:49.000Z", "sort_key": ["1605339516000000035"]}
 
 

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 # dialect names sent by the decoders (or a DataWorks dbType) -> sqlglot dialect
 _DIALECTS = {
-    "mysql": "mysql", "mariadb": "mysql", "polardb": "mysql",
+    "mysql": "mysql", "mariadb": "mysql",
     "postgres": "postgres", "postgresql": "postgres", "gaussdb": "postgres", "opengauss": "postgres",
     "oracle": "oracle",
     "tsql": "tsql", "sqlserver": "tsql", "mssql": "tsql",
