@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from udfs import ddl, ddlmeta, drs_avro, dts_avro, mongo
+from udfs import ddl, ddlmeta, drs_avro, dts_avro, mongo, types
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-FAMILIES = (ddl, ddlmeta, drs_avro, dts_avro, mongo)
+FAMILIES = (ddl, ddlmeta, drs_avro, dts_avro, mongo, types)
 
 
 def register_all(spark: "SparkSession") -> None:

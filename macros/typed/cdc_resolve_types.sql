@@ -1,0 +1,96 @@
+{#- Maps vendor types to Spark types: selects every row of `relation` (which has columns
+    type_system and vendor_type) with four more: spark_type, type_key (the seed row that
+    decided, `system:name`; NULL when none did), is_null_value (the type only says the value
+    was NULL: DTS EmptyObject, DataHub VOID, BSON null) and type_note.
+
+    UDF cdc_type_keys gives each type its lookup keys, most specific first (sqlglot reads
+    SQL types in their dialect); the first key found in the seed cdc_type_map wins. A seed
+    spark_type of `decimal` takes the type's own precision and scale (else the seed's
+    defaults); without a precision, or over 38 digits, the column stays text so that no
+    digit is lost. A type no seed row knows becomes string and says so in type_note (and
+    in the warning of the test cdc_unknown_vendor_types). The relation must be small
+    (distinct types): the UDF runs once per row. -#}
+{% macro cdc_resolve_types(relation) -%}
+with
+
+types as (
+    select distinct type_system, vendor_type from {{ relation }}
+),
+
+keyed as (
+    select
+        type_system,
+        vendor_type,
+        cdc_type_keys(type_system, vendor_type) as parts
+    from types
+),
+
+candidates as (
+    select
+        keyed.type_system,
+        keyed.vendor_type,
+        candidate.pos,
+        candidate.type_key
+    from keyed
+    lateral view posexplode(parts.keys) candidate as pos, type_key
+),
+
+matched as (
+    select
+        candidates.type_system,
+        candidates.vendor_type,
+        candidates.type_key,
+        type_map.spark_type,
+        type_map.default_precision,
+        type_map.default_scale
+    from candidates
+    inner join {{ ref('cdc_type_map') }} as type_map
+        on candidates.type_key = lower(concat(type_map.type_system, ':', type_map.vendor_type))
+    qualify row_number() over (
+        partition by candidates.type_system, candidates.vendor_type order by candidates.pos
+    ) = 1
+),
+
+resolved as (
+    select
+        keyed.type_system,
+        keyed.vendor_type,
+        matched.type_key,
+        coalesce(keyed.parts.is_null_value, false) as is_null_value,
+        coalesce(keyed.parts.precision, matched.default_precision) as type_precision,
+        coalesce(keyed.parts.scale, matched.default_scale, 0) as type_scale,
+        matched.spark_type as mapped_type
+    from keyed
+    left join matched
+        on keyed.type_system <=> matched.type_system and keyed.vendor_type <=> matched.vendor_type
+),
+
+final as (
+    select
+        *,
+        case
+            when mapped_type is null then 'string'
+            when mapped_type != 'decimal' then mapped_type
+            when type_precision is null or type_precision > 38 or type_scale > type_precision then 'string'
+            else concat('decimal(', type_precision, ',', type_scale, ')')
+        end as spark_type,
+        case
+            when vendor_type is null then 'no type reported: text'
+            when mapped_type is null then 'unknown type: text (add it to seeds/cdc_type_map.csv)'
+            when mapped_type = 'decimal' and type_precision is null then 'no precision: exact text'
+            when mapped_type = 'decimal' and (type_precision > 38 or type_scale > type_precision)
+                then 'over 38 digits: exact text'
+        end as type_note
+    from resolved
+)
+
+select
+    source.*,
+    final.spark_type,
+    final.type_key,
+    final.is_null_value,
+    final.type_note
+from {{ relation }} as source
+left join final
+    on source.type_system <=> final.type_system and source.vendor_type <=> final.vendor_type
+{%- endmacro %}

@@ -1,0 +1,115 @@
+"""Vendor column type -> lookup keys for the type map seed (UDF `cdc_type_keys(system, type)`).
+
+The seed `seeds/cdc_type_map.csv` maps `(type_system, vendor_type)` to a Spark type. A
+reported type is looked up under several keys, most specific first, and the first key the
+seed has wins:
+
+- SQL type systems (mysql, postgres, oracle, tsql, and the vendors' own names): the type
+  without its parameters and with its modifiers (`int(11) unsigned zerofill` -> `int
+  unsigned`), then its first word (`int`), then sqlglot's name for the type in that dialect
+  under the system `sqlglot` (`sqlglot:uint`), so a spelling the seed does not list still
+  maps when sqlglot knows it;
+- connect (Debezium, CDL): the semantic name, then the Connect type;
+- dts (DTS Avro): `<dataTypeNumber> <value branch>`, then the number, then the branch;
+- datahub, bson, dataworks: the name without parameters.
+
+Precision and scale are the type's first two numeric parameters (`decimal(20,4)`,
+`number(10)`, `DECIMAL(17,4)`); the seed row decides whether they matter.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+RESULT_TYPE = "struct<keys: array<string>, precision: int, scale: int, is_null_value: boolean>"
+
+# Type systems whose types are SQL type names of a dialect, with the sqlglot dialect that reads them.
+SQL_DIALECTS = {"mysql": "mysql", "postgres": "postgres", "oracle": "oracle", "tsql": "tsql",
+                "dataworks": "mysql"}
+# Other names of a type system (GaussDB and openGauss speak PostgreSQL's types).
+SYSTEM_ALIASES = {"gaussdb": "postgres", "opengauss": "postgres", "postgresql": "postgres",
+                  "sqlserver": "tsql", "mssql": "tsql"}
+_PARAMS = re.compile(r"\(([^()]*)\)")
+_NUMBERS = re.compile(r"^\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?")
+_NULL_VALUE = {"dts": {"emptyobject"}, "datahub": {"void"}, "bson": {"null"}}
+
+
+def _numbers(text: str) -> tuple[int | None, int | None]:
+    params = _PARAMS.search(text)
+    found = _NUMBERS.match(params.group(1)) if params else None
+    if not found:
+        return None, None
+    return int(found.group(1)), int(found.group(2)) if found.group(2) is not None else None
+
+
+def _sqlglot_name(text: str, dialect: str) -> str | None:
+    from sqlglot import exp
+
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    try:
+        built = exp.DataType.build(text, dialect=dialect, udt=True)
+    except Exception:  # sqlglot raises several error types; all mean "not a type it knows"
+        return None
+    if built.this == exp.DataType.Type.USERDEFINED:
+        return None
+    return str(built.this.value).lower()
+
+
+def _sql_keys(system: str, text: str) -> list[str]:
+    bare = " ".join(_PARAMS.sub(" ", text).lower().replace("zerofill", " ").split())
+    keys = [f"{system}:{bare}"]
+    first = bare.split(" ")[0] if bare else ""
+    if first and first != bare:
+        keys.append(f"{system}:{first}")
+    canonical = _sqlglot_name(text, SQL_DIALECTS[system])
+    if canonical:
+        keys.append(f"sqlglot:{canonical}")
+    return keys
+
+
+def type_keys(system: str | None, vendor_type: str | None) -> dict[str, Any] | None:
+    """Lookup keys (`system:name`, most specific first), precision and scale of one type."""
+    if system is None or vendor_type is None or not vendor_type.strip():
+        return None
+    text = vendor_type.strip()
+    system = SYSTEM_ALIASES.get(system, system)
+    precision, scale = _numbers(text)
+    lowered = text.lower()
+    if system in SQL_DIALECTS:
+        keys = _sql_keys(system, text)
+    elif system == "connect":
+        parts = lowered.split()
+        keys = [f"connect:{p}" for p in reversed(parts)]
+    elif system == "dts":
+        code, _, branch = lowered.partition(" ")
+        branch = branch.split(":")[0].strip()
+        keys = ([f"dts:{code} {branch}"] if branch else []) + [f"dts:{code}"] + ([f"dts:{branch}"] if branch else [])
+    else:
+        name = re.split(r"[(<]", lowered, maxsplit=1)[0].strip()
+        # the seed spells BSON's null type `null value`: dbt reads a bare `null` in a seed as NULL
+        keys = [f"{system}:{'null value' if name == 'null' else name}"]
+    is_null_value = bool(set(re.split(r"[\s:(<]+", lowered)) & _NULL_VALUE.get(system, set()))
+    return {"keys": keys, "precision": precision, "scale": scale, "is_null_value": is_null_value}
+
+
+def _type_keys_series(systems: pd.Series, types: pd.Series) -> pd.DataFrame:
+    rows = [type_keys(s, t) for s, t in zip(systems, types)]
+    return pd.DataFrame({
+        "keys": [r["keys"] if r else None for r in rows],
+        "precision": pd.array([r["precision"] if r else None for r in rows], dtype="Int32"),
+        "scale": pd.array([r["scale"] if r else None for r in rows], dtype="Int32"),
+        "is_null_value": pd.array([r["is_null_value"] if r else None for r in rows], dtype="boolean"),
+    })
+
+
+def register(spark: "SparkSession") -> None:
+    from pyspark.sql.functions import pandas_udf
+
+    spark.udf.register("cdc_type_keys", pandas_udf(_type_keys_series, RESULT_TYPE))
