@@ -30,6 +30,17 @@ class Lake:
             log = os.path.join(os.environ.get("DBT_LOG_PATH", "logs"), "dbt.log")
             raise RuntimeError(f"dbt build {' '.join(args)} failed (see {log})")
 
+    def compile_inline(self, sql: str, *args: str) -> str:
+        """The SQL dbt compiles `sql` (Jinja, macros, refs of this project) to."""
+        from dbt.cli.main import dbtRunner
+
+        from cdclake.dbt_invoke import dbt_args
+
+        result = dbtRunner().invoke(dbt_args(["compile", "--quiet", "--inline", sql, *args]))
+        if not result.success:
+            raise RuntimeError(f"dbt compile --inline failed: {result.exception}")
+        return str(result.result.results[0].node.compiled_code)
+
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
         return [r.asDict(recursive=True) for r in self.spark.sql(query, args=params or None).collect()]
 
