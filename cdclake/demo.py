@@ -40,6 +40,18 @@ SUMMARY_QUERIES: list[tuple[str, str]] = [
      """select table_id, row_key, row, last_op from gold.cdc_current_rows
         where table_id in ('inventory.products2', 'test01.test', 'shop.orders')
         order by table_id, row_key limit 8"""),
+    ("Typed gold (models/demo/shop__orders.sql is one line: {{ cdc_table('shop.orders') }})",
+     "select * from gold.shop__orders order by id limit 5"),
+    ("Typed gold: every MySQL type of the Paimon all-types sample (a few of its columns)",
+     """select pt, _tinyint1, _bigint_unsigned, _decimal, _numeric, _date, _datetime6, _timestamp,
+               _varbin, _json, _year, _time from gold.paimon__all_types"""),
+    ("Typed gold: DTS Avro orders", "select * from gold.dts_shop__orders order by 1 limit 3"),
+    ("Schema history (silver.cdc_table_columns) of shop.orders",
+     """select column_position as pos, column_name, vendor_type, table_type, type_note, first_seen_ts, is_dropped
+        from silver.cdc_table_columns where table_id = 'shop.orders' and is_current_type order by 1"""),
+    ("Cast failures of the typed models (gold.cdc_cast_failures)",
+     """select table_id, column_name, table_type, cast_failures, example_value from gold.cdc_cast_failures
+        where cast_failures > 0 order by 1, 2"""),
     ("Gold: history of one row (inventory.products2, id 106)",
      """select row_key, op, valid_from, valid_to, is_current, is_deleted, row['description'] as description
         from gold.cdc_row_history where table_id = 'inventory.products2' and row_key = '["106"]'
@@ -58,7 +70,7 @@ def run_demo() -> int:
         for item in landed:
             print(f"landed {item.records:>4} records of {entry['file']} (batch {batch_id})")
     print("building (dbt build) ...", flush=True)
-    lake.build("--vars", json.dumps({"cdc_primary_keys": primary_keys}))
+    lake.build("--vars", json.dumps({"cdc_primary_keys": primary_keys, "cdc_demo_models": True}))
     for title, query in SUMMARY_QUERIES:
         frame = lake.spark.sql(query)
         print(f"\n== {title}")

@@ -17,7 +17,7 @@
 {% macro cdc_typed_columns(table_id, keep_dropped=none) -%}
     {%- set keep = var('cdc_keep_dropped_columns', false) if keep_dropped is none else keep_dropped -%}
     {%- set columns_model = ref('cdc_table_columns') -%}
-    {%- if not execute -%}
+    {%- if not execute or load_relation(columns_model) is none -%}
         {{- return([]) -}}
     {%- endif -%}
     {%- set found = run_query(

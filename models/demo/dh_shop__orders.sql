@@ -1,0 +1,1 @@
+{{ cdc_table('dh_shop.orders') }}

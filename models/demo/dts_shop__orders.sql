@@ -1,0 +1,1 @@
+{{ cdc_table('dts_shop.orders') }}

@@ -1,0 +1,1 @@
+{{ cdc_table('paimon_sync_table.all_types_table') }}

@@ -1,0 +1,1 @@
+{{ cdc_table('shop.orders') }}

@@ -1,0 +1,1 @@
+{{ cdc_table_history('shop.orders') }}
