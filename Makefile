@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast lint docs clean
+.PHONY: setup demo test test-browser test-fast lint docs clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
@@ -24,7 +24,18 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/cdc demo
 
-test: $(STAMP)
+# The docs-site test (tests/test_docs_site.py) opens the built site in headless Chromium:
+# Debian packages, installed once when missing (with sudo unless root). `make demo` does
+# not need them.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+test-browser:
+	@test -x $(CHROMIUM) || { \
+		command -v apt-get >/dev/null 2>&1 || { echo "error: $(CHROMIUM) missing and no apt-get: install Chromium"; exit 1; }; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium chromium-driver; }
+
+test: $(STAMP) test-browser
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
 
 docs: $(STAMP)
