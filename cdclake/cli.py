@@ -79,7 +79,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
 def _cmd_docs(args: argparse.Namespace) -> int:
     from cdclake.dbt_invoke import run_dbt
 
-    if not run_dbt(["docs", "generate"]):
+    # the typed example models (models/demo) show the lineage from bronze to typed tables
+    if not run_dbt(["docs", "generate", "--vars", '{"cdc_demo_models": true}']):
         return 1
     target = os.environ.get("DBT_TARGET_PATH", str(paths.PROJECT_DIR / "target"))
     print(f"docs site: {os.path.join(target, 'index.html')}")
