@@ -24,7 +24,12 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/cdc demo
 
-test: $(STAMP)
+# sqlfluff over the models and macros (.sqlfluff, README "Edit a model").
+lint: $(STAMP)
+	$(BIN)/sqlfluff lint models macros
+
+# The lint first: a lint failure fails the tests.
+test: lint
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
 
 docs: $(STAMP)
