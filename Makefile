@@ -35,7 +35,12 @@ test-browser:
 		command -v apt-get >/dev/null 2>&1 || { echo "error: $(CHROMIUM) missing and no apt-get: install Chromium"; exit 1; }; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium chromium-driver; }
 
-test: $(STAMP) test-browser
+# sqlfluff over the models and macros (.sqlfluff, README "Edit a model").
+lint: $(STAMP)
+	$(BIN)/sqlfluff lint models macros
+
+# The lint first: a lint failure fails the tests.
+test: lint test-browser
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
 
 docs: $(STAMP)

@@ -18,7 +18,7 @@
     One JSON parse per message (`try_parse_json`, then typed `try_variant_get`: numbers
     keep their digits, JSON null stays distinct from an absent key).
 -#}
-{% macro _decode_canal_family(format_id) -%}
+{% macro decode_canal_family(format_id) -%}
 {%- set legacy = format_id == 'canal_json_legacy' -%}
 {%- set delete_rows_in_old = format_id in ('canal_json_legacy', 'drs_json') -%}
 {%- set seq_field = '$.id' if format_id in ('drs_json', 'drs_json_c') else '$.es' -%}

@@ -2,5 +2,5 @@
     since 2022-03-20). `data` = rows (after image; DELETE: the deleted rows), `old` = per
     row the before values of the changed columns only. See _canal_family.sql. -#}
 {% macro decode_canal_json() -%}
-    {{ _decode_canal_family('canal_json') }}
+    {{ decode_canal_family('canal_json') }}
 {%- endmacro %}

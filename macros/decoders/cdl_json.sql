@@ -236,4 +236,3 @@ select * from final
         else {{ x }}
     end
 {%- endmacro %}
-

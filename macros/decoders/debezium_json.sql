@@ -19,8 +19,10 @@
     One JSON parse per message (`try_parse_json`, then typed `try_variant_get`).
 -#}
 {% macro decode_debezium_json() -%}
-{%- set snapshot_values = "('true', 'first', 'first_in_data_collection', 'last_in_data_collection', 'last', 'incremental')" -%}
-{%- set schema_fields_type = 'array<struct<field: string, fields: array<struct<field: string, type: string, name: string, parameters: map<string, string>>>>>' -%}
+{%- set snapshot_values = "('true', 'first', 'first_in_data_collection', 'last_in_data_collection', "
+    "'last', 'incremental')" -%}
+{%- set schema_fields_type = 'array<struct<field: string, fields: array<struct<'
+    'field: string, type: string, name: string, parameters: map<string, string>>>>>' -%}
 with
 
 messages as (

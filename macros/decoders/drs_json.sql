@@ -3,5 +3,5 @@
     `old` = full before image, DELETE rows in `old`; INIT / INIT_DDL = full load;
     binary as Java byte-array text, bytea as hex; TIMESTAMP as epoch seconds.millis. -#}
 {% macro decode_drs_json() -%}
-    {{ _decode_canal_family('drs_json') }}
+    {{ decode_canal_family('drs_json') }}
 {%- endmacro %}

@@ -26,7 +26,8 @@
 -#}
 {% macro decode_dts_avro() -%}
 {%- set change_ops = "'INSERT', 'UPDATE', 'DELETE', 'INIT'" -%}
-{%- set marker_ops = "'BEGIN', 'COMMIT', 'ROLLBACK', 'ABORT', 'HEARTBEAT', 'CHECKPOINT', 'COMMAND', 'FILL', 'FINISH', 'CONTROL', 'RDB', 'NOOP'" -%}
+{%- set marker_ops = "'BEGIN', 'COMMIT', 'ROLLBACK', 'ABORT', 'HEARTBEAT', 'CHECKPOINT', "
+    "'COMMAND', 'FILL', 'FINISH', 'CONTROL', 'RDB', 'NOOP'" -%}
 with
 
 messages as (

@@ -30,4 +30,3 @@
     )
     {%- endif -%}
 {%- endmacro %}
-

@@ -23,7 +23,7 @@ with
 history as (
     select * from {{ ref('cdc_row_history') }}
     {% if is_incremental() %}
-        where built_through_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
+    where built_through_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
     {% endif %}
 ),
 

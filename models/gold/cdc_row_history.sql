@@ -52,7 +52,7 @@ watermark as (
 
 new_changes as (
     select * from changes
-    where landing_batch_id > (select batch_id from watermark)
+    where landing_batch_id > (select watermark.batch_id from watermark)
 ),
 
 touched_keys as (
@@ -62,7 +62,7 @@ touched_keys as (
     select distinct table_id, before_row_key from new_changes where before_row_key is not null
     union
     select distinct h.table_id, h.row_key from {{ this }} as h
-    left semi join (select table_id from new_changes where op = 'TRUNCATE') as t
+    left semi join (select table_id from new_changes where op = 'TRUNCATE') as t -- noqa: ST05
         on h.table_id = t.table_id
 ),
 
@@ -76,7 +76,7 @@ touched_change_ids as (
 
 folded_changes as (
     -- all changes, old and new, of the touched keys: they are folded again from the start
-    select * from changes
+    select changes.* from changes
     left semi join touched_change_ids as t on changes.change_id = t.change_id
 ),
 {% else %}
@@ -100,6 +100,7 @@ key_events as (
         size(c.pk_columns) > 0 as is_keyed,
         c.document
     from folded_changes as c
+    -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
     lateral view explode(
         case
             when c.op = 'TRUNCATE' then array()
@@ -145,6 +146,8 @@ key_events as (
     ) exploded as e
 ),
 
+-- noqa: enable=LT02
+
 {% if is_incremental() %}
 relevant_events as (
     select key_events.*
@@ -159,7 +162,8 @@ relevant_events as (
 {% endif %}
 
 truncates as (
-    select table_id, {{ cdc_position() }} as position, op, coalesce(event_ts, capture_ts, kafka_ts) as event_ts,
+    select
+        table_id, {{ cdc_position() }} as position, op, coalesce(event_ts, capture_ts, kafka_ts) as event_ts,
         change_id, landing_batch_id
     from changes
     where op = 'TRUNCATE'
@@ -178,15 +182,17 @@ truncate_events as (
         cast(null as string) as document
     from first_positions as k
     inner join truncates as t
-        on k.table_id = t.table_id and t.position > k.first_position
+        on k.table_id = t.table_id and k.first_position < t.position
 ),
 
 all_events as (
-    select table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
+    select
+        table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
         document
     from relevant_events
     union all
-    select table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
+    select
+        table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
         document
     from truncate_events
 ),
@@ -204,8 +210,9 @@ per_key as (
     group by table_id, row_key
 ),
 
+-- lambda arguments and struct fields aligned by hand -- noqa: disable=LT02
 {% if fold_documents %}
-documents_folded as (
+documents_folded as ( -- used through `fold_documents` in folded below -- noqa: ST03
     -- a key with a patch: every event becomes an upsert of the document Python folded for
     -- it, or a delete when none is left (a patch never leaves none)
     select
@@ -229,8 +236,8 @@ documents_folded as (
                 to_json(transform(events, e -> named_struct('action', e.action, 'document', e.document,
                                                             'image', e.image)))
             end) as document_rows
-        from (select *, exists(events, e -> e.action = 'patch') as has_patch from per_key)
-    )
+        from (select *, exists(events, e -> e.action = 'patch') as has_patch from per_key) as flagged
+    ) as with_document_rows
 ),
 {% endif %}
 
@@ -246,6 +253,7 @@ folded as (
                                  row_index: int, sub_index: int>,
                 op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint,
                 was_present: boolean, present: boolean, row: map<string, string>, row_count: bigint>>),
+            -- noqa: enable=LT02
             (acc, e) -> concat(acc, array(element_at(transform(
                 array(named_struct(
                     'present', coalesce(element_at(acc, -1).present, false),
@@ -289,7 +297,7 @@ exploded as (
         v.pos as version_index,
         v.version
     from folded
-    lateral view posexplode(versions) v as pos, version
+        lateral view posexplode(versions) v as pos, version
 ),
 
 visible as (
@@ -324,7 +332,7 @@ kept as (
     -- the unchanged keys of the touched tables: their partitions are rewritten whole
     select {{ cdc_history_columns() | join(', ') }}
     from {{ this }} as h
-    left semi join (select distinct table_id from touched_keys) as t
+    left semi join (select distinct table_id from touched_keys) as t -- noqa: ST05
         on h.table_id = t.table_id
     left anti join touched_keys as k
         on h.table_id = k.table_id and h.row_key = k.row_key
@@ -344,7 +352,7 @@ combined as (
 final as (
     select
         {{ cdc_history_columns() | reject('equalto', 'table_id') | join(', ') }},
-        (select max(landing_batch_id) from changes) as built_through_batch_id,
+        (select max(changes.landing_batch_id) from changes) as built_through_batch_id,
         table_id
     from combined
 )

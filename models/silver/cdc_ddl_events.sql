@@ -19,9 +19,9 @@ with
 decoded as (
     select * from {{ ref('int_cdc__decoded') }}
     where record_kind = 'ddl'
-    {% if is_incremental() %}
+        {% if is_incremental() %}
         and landing_batch_id > {{ cdc_high_water_mark(this) }}
-    {% endif %}
+        {% endif %}
 ),
 
 parsed as (

@@ -69,7 +69,7 @@ routing_rejects as (
     where route_error is not null
         and not is_duplicate
         {% if is_incremental() %}
-            and landing_batch_id > {{ cdc_high_water_mark(this) }}
+        and landing_batch_id > {{ cdc_high_water_mark(this) }}
         {% endif %}
 ),
 
@@ -85,8 +85,10 @@ keyed as (
     select
         * except (table_id),
         {{ cdc_table_id('source_db', 'source_schema', 'source_table') }} as table_id,
-        {{ cdc_row_key('pk_columns', 'case when after_is_partial then ' ~ cdc_overlay('before', 'after') ~ ' else coalesce(after, before) end') }}
-            as key_after,
+        {{ cdc_row_key(
+            'pk_columns',
+            'case when after_is_partial then ' ~ cdc_overlay('before', 'after') ~ ' else coalesce(after, before) end'
+        ) }} as key_after,
         {{ cdc_row_key('pk_columns', 'before') }} as key_before
     from unioned
 ),

@@ -30,20 +30,22 @@ waiting_halves as (
     -- every half not yet part of a pair
     select * from {{ ref('int_cdc__decoded') }} as half
     where record_kind = 'half'
-    {%- if is_incremental() %}
-        and not exists (
-            select 1 from {{ this }} as paired
-            where paired.pair_key = half.pair_key
-                and paired.vendor_format = half.vendor_format
-                and paired.table_id <=> half.table_id
-        )
-    {%- endif %}
+    {% if is_incremental() %}
+    and not exists (
+        select 1 from {{ this }} as paired
+        where paired.pair_key = half.pair_key
+            and paired.vendor_format = half.vendor_format
+            and paired.table_id <=> half.table_id
+    )
+    {% endif %}
 ),
 
 pairs as (
     select
-        after_half.* except (record_kind, op, vendor_op, before, before_is_partial, before_row_key,
-                             landing_batch_id),
+        after_half.* except (
+            record_kind, op, vendor_op, before, before_is_partial, before_row_key,
+            landing_batch_id
+        ),
         'change' as record_kind,
         'UPDATE' as op,
         before_half.vendor_op || '+' || after_half.vendor_op as vendor_op,
@@ -53,7 +55,8 @@ pairs as (
         greatest(before_half.landing_batch_id, after_half.landing_batch_id) as landing_batch_id,
         row_number() over (
             partition by after_half.vendor_format, after_half.table_id, after_half.pair_key
-            order by after_half.kafka_partition, after_half.kafka_offset,
+            order by
+                after_half.kafka_partition, after_half.kafka_offset,
                 before_half.kafka_partition, before_half.kafka_offset
         ) as pair_rank
     from waiting_halves as after_half
