@@ -30,7 +30,7 @@ column_values as (
         current_value.column_name,
         current_value.value_text
     from {{ ref('cdc_current_rows') }} as current_rows
-    lateral view explode(current_rows.row) current_value as column_name, value_text
+        lateral view explode(current_rows.row) current_value as column_name, value_text
     where current_value.value_text is not null
 ),
 
@@ -42,7 +42,7 @@ checked as (
         column_values.row_key,
         column_values.value_text,
         case columns.table_type
-            {%- for spark_type in spark_types %}
+        {%- for spark_type in spark_types %}
             when {{ cdc_sql_string(spark_type) }} then {{ cdc_cast_text('column_values.value_text', spark_type) }} is null
             {%- endfor %}
             else false

@@ -26,7 +26,7 @@ with
 touched_tables as (
     select distinct table_id from {{ ref('int_cdc__column_sightings') }}
     {% if is_incremental() %}
-        where landing_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
+    where landing_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
     {% endif %}
 ),
 
@@ -76,8 +76,8 @@ ranked as (
         row_number() over (
             partition by typed_versions.table_id, typed_versions.column_name
             order by
-                typed_versions.vendor_type is null,
-                typed_versions.is_null_value,
+                typed_versions.vendor_type is null asc,
+                typed_versions.is_null_value asc,
                 typed_versions.last_seen_ts desc,
                 typed_versions.seen_in_ddl desc
         ) = 1 as is_current_type,
@@ -141,7 +141,10 @@ final as (
         ranked.seen_in_ddl,
         coalesce(drops.dropped_ts >= ranked.column_last_seen_ts, false) as is_dropped,
         case when drops.dropped_ts >= ranked.column_last_seen_ts then drops.dropped_ts end as dropped_ts,
-        (select max(landing_batch_id) from {{ ref('int_cdc__column_sightings') }}) as built_through_batch_id
+        (
+            select max(all_sightings.landing_batch_id)
+            from {{ ref('int_cdc__column_sightings') }} as all_sightings
+        ) as built_through_batch_id
     from positioned as ranked
     left join drops
         on ranked.table_id = drops.table_id and ranked.column_name = drops.column_name

@@ -33,7 +33,7 @@ changes as (
         record_kind in ('change', 'half')
         and table_id is not null
         {% if is_incremental() %}
-            and landing_batch_id > {{ cdc_high_water_mark(this) }}
+        and landing_batch_id > {{ cdc_high_water_mark(this) }}
         {% endif %}
 ),
 
@@ -49,7 +49,7 @@ typed_values as (
         changes.seen_ts,
         changes.landing_batch_id
     from changes
-    lateral view explode(changes.column_types) seen as column_name, vendor_type
+        lateral view explode(changes.column_types) seen as column_name, vendor_type
     where cardinality(changes.column_types) > 0
 ),
 
@@ -65,7 +65,7 @@ untyped_values as (
         changes.seen_ts,
         changes.landing_batch_id
     from changes
-    lateral view explode(map_keys(changes.image)) seen as column_name
+        lateral view explode(map_keys(changes.image)) seen as column_name
     where coalesce(cardinality(changes.column_types), 0) = 0
 ),
 
@@ -81,12 +81,12 @@ ddl_columns as (
         coalesce(ddl.event_ts, ddl.capture_ts, ddl.kafka_ts) as seen_ts,
         ddl.landing_batch_id
     from {{ ref('cdc_ddl_events') }} as ddl
-    lateral view explode(ddl.ddl_columns) ddl_columns as ddl_column
+        lateral view explode(ddl.ddl_columns) ddl_columns as ddl_column
     where
         ddl.ddl_action in ('CREATE', 'ALTER')
         and ddl.table_id is not null
         {% if is_incremental() %}
-            and ddl.landing_batch_id > {{ cdc_high_water_mark(this) }}
+        and ddl.landing_batch_id > {{ cdc_high_water_mark(this) }}
         {% endif %}
 ),
 
