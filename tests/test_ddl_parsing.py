@@ -377,3 +377,21 @@ def test_every_vector_ddl_has_a_case() -> None:
     found = vector_ddl()
     assert len(found) >= 20  # the vectors hold 22 distinct DDL statements today
     assert found - {text for _, text, _ in VENDOR.values()} == set()
+
+
+@pytest.mark.parametrize("text, unread", [
+    ("ALTER TABLE shop.items FROBNICATE THE WIDGETS", "FROBNICATE THE WIDGETS"),
+    ("ALTER TABLE t ADD COLUMN x int, FROBNICATE", "FROBNICATE"),
+])
+def test_an_alter_clause_that_is_neither_a_column_change_nor_a_table_option_is_named_as_not_read(text, unread):
+    parsed = json.loads(parse_ddl(text, "mysql"))
+    assert parsed["action"] == "ALTER" and parsed["error"] == f"clauses not read: {unread}"
+
+
+@pytest.mark.parametrize("text", [
+    "ALTER TABLE t ENGINE=InnoDB", "ALTER TABLE t CONVERT TO CHARACTER SET utf8mb4",
+    "ALTER TABLE t AUTO_INCREMENT = 10, COMMENT 'orders'",
+])
+def test_table_options_change_no_column_and_are_no_error(text):
+    parsed = json.loads(parse_ddl(text, "mysql"))
+    assert parsed["action"] == "ALTER" and parsed["columns"] == [] and parsed["error"] is None

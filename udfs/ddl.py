@@ -346,10 +346,20 @@ def _alter(result: Result, table: "exp.Expression | None", kind: str | None,
         result["error"] = "clauses not read: " + "; ".join(u[:200] for u in unread)
 
 
-# a clause of ALTER TABLE that changes no column (constraints, indexes, table options)
+# a clause of ALTER TABLE that changes no column: constraints, indexes, and the table
+# options of the dialects (a clause that is neither is reported as not read)
 _NOT_COLUMN = re.compile(
     r"^(add|drop)\s+(constraint|index|key|primary|unique|foreign|check|partition|fulltext|spatial)\b"
-    r"|^(?!(add|modify|drop|change|alter|rename)\b)", re.IGNORECASE
+    r"|^(engine|auto_increment|avg_row_length|checksum|comment|compression|connection|convert|"
+    r"character|charset|collate|default|data|delay_key_write|encryption|force|index|insert_method|"
+    r"key_block_size|lock|algorithm|max_rows|min_rows|order|pack_keys|password|row_format|stats_\w+|"
+    r"tablespace|union|discard|import|coalesce|reorganize|exchange|analyze|optimize|rebuild|repair|"
+    r"truncate|remove|upgrade|with|without|validation|secondary_\w+|enable|disable|set|reset|owner|"
+    r"inherit|no|cluster|replica|attach|detach|of|not|logging|nologging|parallel|noparallel|move|"
+    r"pctfree|pctused|initrans|storage|cache|nocache|monitoring|nomonitoring|shrink|deallocate|"
+    r"allocate|row|read|flashback|switch|split|merge|check|nocheck|trigger|change_tracking|"
+    r"filestream_on|system_versioning)\b",
+    re.IGNORECASE,
 )
 
 
