@@ -145,6 +145,18 @@ def by_id(rows: list[Row]) -> dict[int, Row]:
     return {r["id"]: r for r in rows}
 
 
+# a table without a primary key: gold keeps a multiset; the typed table repeats its rows
+BAG = [("INSERT", [{"tag": "a", "n": "1"}, {"tag": "a", "n": "1"}, {"tag": "b", "n": "2"}]),
+       ("DELETE", [{"tag": "b", "n": "2"}])]
+
+
+def bag_records() -> list[str]:
+    return [json.dumps({"topic": "demo.canal.tags", "partition": 0, "offset": i, "value": json.dumps(
+        {"id": i + 1, "database": "shop", "table": "tags", "type": kind, "isDdl": False, "es": T0 + i * STEP,
+         "ts": T0 + i * STEP, "pkNames": [], "sql": "", "data": data, "old": None,
+         "mysqlType": {"tag": "varchar(8)", "n": "int(11)"}})}) for i, (kind, data) in enumerate(BAG)]
+
+
 @pytest.fixture(scope="module")
 def typed_lake(lake, tmp_path_factory):
     tmp: Path = tmp_path_factory.mktemp("typed")
@@ -154,8 +166,9 @@ def typed_lake(lake, tmp_path_factory):
     batches = [messages[:cut], messages[cut:]]
     for n, batch in enumerate(batches):
         path = tmp / f"batch{n}.jsonl"
-        path.write_text("\n".join(json.dumps({"topic": TOPIC, "partition": 0, "offset": i + (cut if n else 0),
-                                              "value": json.dumps(m)}) for i, m in enumerate(batch)))
+        path.write_text("\n".join([json.dumps({"topic": TOPIC, "partition": 0, "offset": i + (cut if n else 0),
+                                               "value": json.dumps(m)}) for i, m in enumerate(batch)]
+                                   + (bag_records() if n else [])))
         lake.land([path], declared_format="canal_json")
         lake.build()
         if n == 0:
@@ -249,6 +262,12 @@ def test_a_value_that_does_not_fit_is_null_and_counted(typed_lake):
                              from gold.cdc_cast_failures where table_id = '{TABLE}' and cast_failures > 0""")
     assert failures == [{"column_name": "created", "table_type": "timestamp_ntz", "cast_failures": 1,
                          "example_value": "not a date", "values_checked": len(fold(messages)) }]
+
+
+def test_a_table_without_a_key_shows_each_copy_of_a_row(typed_lake):
+    lake, _, _ = typed_lake
+    rows = lake.rows(lake.compile_inline("{{ cdc_table('shop.tags') }}"))
+    assert sorted((r["tag"], r["n"]) for r in rows) == [("a", 1), ("a", 1)]
 
 
 def test_unparseable_ddl_is_kept_with_a_reason(typed_lake):
