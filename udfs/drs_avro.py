@@ -40,6 +40,8 @@ from uuid import UUID
 
 import pandas as pd
 
+from udfs.canonical import fraction, plain_float
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -123,28 +125,15 @@ def schemas(spec: str | None) -> list[WriterSchema] | str:
 
 # ---------------------------------------------------------------------------- canonical text
 
-def _plain_float(x: float) -> str:
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    text = repr(x)  # the shortest text that reads back as x
-    return format(Decimal(text), "f") if "e" in text else text
-
-
-def _fraction(micros: int) -> str:
-    return f".{micros:06d}".rstrip("0") if micros else ""
-
-
 def _temporal(value: datetime | date | time) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is not None:
             utc = value.astimezone(timezone.utc)
-            return utc.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(utc.microsecond) + "Z"
-        return value.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(value.microsecond)
+            return utc.strftime("%Y-%m-%dT%H:%M:%S") + fraction(utc.microsecond) + "Z"
+        return value.strftime("%Y-%m-%dT%H:%M:%S") + fraction(value.microsecond)
     if isinstance(value, date):
         return value.isoformat()
-    return value.strftime("%H:%M:%S") + _fraction(value.microsecond)
+    return value.strftime("%H:%M:%S") + fraction(value.microsecond)
 
 
 def _json(value: Any) -> str:
@@ -156,7 +145,7 @@ def _json(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _plain_float(value) if math.isfinite(value) else json.dumps(_plain_float(value))
+        return plain_float(value) if math.isfinite(value) else json.dumps(plain_float(value))
     if isinstance(value, Decimal):
         return format(value, "f")
     if isinstance(value, dict):
@@ -181,7 +170,7 @@ def canonical(value: Any) -> str | None:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return _plain_float(value)
+        return plain_float(value)
     if isinstance(value, Decimal):
         return format(value, "f")
     if isinstance(value, (bytes, bytearray)):

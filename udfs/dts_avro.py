@@ -50,7 +50,6 @@ import base64
 import binascii
 import io
 import json
-import math
 import re
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
@@ -59,6 +58,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from udfs.canonical import fraction, plain_float
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -127,17 +128,6 @@ def _character(charset: str, data: bytes) -> tuple[str, str]:
     return _b64(data), f"Character:{charset}:base64"
 
 
-def _plain_float(x: float) -> str:
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    text = format(Decimal(repr(x)), "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
 def _decimal(text: str) -> str:
     if _EXPONENT.search(text):
         try:
@@ -147,15 +137,9 @@ def _decimal(text: str) -> str:
     return text
 
 
-def _fraction(micros: int | None) -> str:
-    if not micros:
-        return ""
-    return "." + f"{abs(micros):06d}"[:6].rstrip("0")
-
-
 def _timestamp(seconds: int, micros: int) -> str:
     instant = _EPOCH + timedelta(seconds=seconds, microseconds=micros)
-    return instant.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(instant.microsecond) + "Z"
+    return instant.strftime("%Y-%m-%dT%H:%M:%S") + fraction(instant.microsecond) + "Z"
 
 
 def _datetime(v: dict[str, Any]) -> str:
@@ -173,7 +157,7 @@ def _datetime(v: dict[str, Any]) -> str:
     parts = [hour or 0, minute or 0, second or 0]
     negative = any(p < 0 for p in parts) or (micros or 0) < 0
     time = ("-" if negative and date is None else "") + \
-        f"{abs(parts[0]):02d}:{abs(parts[1]):02d}:{abs(parts[2]):02d}" + _fraction(micros)
+        f"{abs(parts[0]):02d}:{abs(parts[1]):02d}:{abs(parts[2]):02d}" + fraction(micros)
     return f"{date}T{time}" if date is not None else time
 
 
@@ -227,7 +211,7 @@ def canonical(value: Any) -> tuple[str | None, str | None, bool]:
     if branch == "Decimal":
         return _decimal(datum["value"]), "Decimal", False
     if branch == "Float":
-        return _plain_float(datum["value"]), "Float", False
+        return plain_float(datum["value"]), "Float", False
     if branch == "Character":
         text, kind = _character(datum["charset"], datum["value"])
         return text, kind, False
