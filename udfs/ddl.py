@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from sqlglot.tokens import Token
 
 # dialect names sent by the decoders (or a DataWorks dbType) -> sqlglot dialect
-_DIALECTS = {
+DIALECTS = {
     "mysql": "mysql", "mariadb": "mysql",
     "postgres": "postgres", "postgresql": "postgres", "gaussdb": "postgres", "opengauss": "postgres",
     "oracle": "oracle",
@@ -66,7 +66,7 @@ Column = dict[str, Any]
 
 def read_dialect(dialect: str | None) -> str:
     """The sqlglot dialect for a dialect name (MySQL when unknown or missing)."""
-    return _DIALECTS.get((dialect or "").strip().lower(), "mysql")
+    return DIALECTS.get((dialect or "").strip().lower(), "mysql")
 
 
 def _empty(read: str | None) -> Result:

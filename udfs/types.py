@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from udfs.ddl import DIALECTS
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -33,9 +35,9 @@ RESULT_TYPE = "struct<keys: array<string>, precision: int, scale: int, is_null_v
 # Type systems whose types are SQL type names of a dialect, with the sqlglot dialect that reads them.
 SQL_DIALECTS = {"mysql": "mysql", "postgres": "postgres", "oracle": "oracle", "tsql": "tsql",
                 "dataworks": "mysql"}
-# Other names of a type system (GaussDB and openGauss speak PostgreSQL's types).
-SYSTEM_ALIASES = {"gaussdb": "postgres", "opengauss": "postgres", "postgresql": "postgres",
-                  "sqlserver": "tsql", "mssql": "tsql"}
+# Other names of a type system: the dialect aliases of the DDL parser (GaussDB and openGauss
+# speak PostgreSQL's types, sqlserver is tsql, ...)
+SYSTEM_ALIASES = {name: dialect for name, dialect in DIALECTS.items() if name != dialect}
 _PARAMS = re.compile(r"\(([^()]*)\)")
 _NUMBERS = re.compile(r"^\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?")
 _NULL_VALUE = {"dts": {"emptyobject"}, "datahub": {"void"}, "bson": {"null"}}
