@@ -20,11 +20,21 @@ select * from {{ this }} where false
 with
 
 changes as (
+    -- a format that sends no column types (type system `untyped`) names its columns in
+    -- the row image: those columns, with no type
     select
         table_id,
-        {{ cdc_type_system('vendor_format', 'ddl_dialect') }} as type_system,
-        column_types,
-        coalesce(after, before) as image,
+        case
+            when cardinality(column_types) > 0 then {{ cdc_type_system('vendor_format', 'ddl_dialect') }}
+            else 'untyped'
+        end as type_system,
+        case
+            when cardinality(column_types) > 0 then column_types
+            else map_from_arrays(
+                    map_keys(coalesce(after, before)),
+                    transform(map_keys(coalesce(after, before)), column_name -> cast(null as string))
+                )
+        end as seen_columns,
         pk_columns,
         coalesce(event_ts, capture_ts, kafka_ts) as seen_ts,
         landing_batch_id
@@ -37,7 +47,7 @@ changes as (
         {% endif %}
 ),
 
-typed_values as (
+values_seen as (
     select
         changes.table_id,
         changes.type_system,
@@ -49,24 +59,7 @@ typed_values as (
         changes.seen_ts,
         changes.landing_batch_id
     from changes
-        lateral view explode(changes.column_types) seen as column_name, vendor_type
-    where cardinality(changes.column_types) > 0
-),
-
-untyped_values as (
-    select
-        changes.table_id,
-        'untyped' as type_system,
-        'value' as sighting,
-        nullif(array_position(changes.pk_columns, seen.column_name), 0) as key_position,
-        cast(null as int) as ddl_position,
-        seen.column_name,
-        cast(null as string) as vendor_type,
-        changes.seen_ts,
-        changes.landing_batch_id
-    from changes
-        lateral view explode(map_keys(changes.image)) seen as column_name
-    where coalesce(cardinality(changes.column_types), 0) = 0
+        lateral view explode(changes.seen_columns) seen as column_name, vendor_type
 ),
 
 ddl_columns as (
@@ -126,9 +119,7 @@ ddl_sightings as (
 ),
 
 sightings as (
-    select * from typed_values
-    union all
-    select * from untyped_values
+    select * from values_seen
     union all
     select * from ddl_sightings
 ),
