@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-browser test-fast lint docs clean
+.PHONY: setup demo test test-browser test-servers test-fast lint docs clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
@@ -35,12 +35,23 @@ test-browser:
 		command -v apt-get >/dev/null 2>&1 || { echo "error: $(CHROMIUM) missing and no apt-get: install Chromium"; exit 1; }; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium chromium-driver; }
 
+# The real-database tests (tests/realdb, tests/test_realdb_capture.py) start private
+# MariaDB and PostgreSQL 15 servers from the Debian packages' binaries (never the system
+# services): installed once when missing.
+MARIADBD := /usr/sbin/mariadbd
+POSTGRES := /usr/lib/postgresql/15/bin/postgres
+
+test-servers:
+	@test -x $(MARIADBD) && test -x $(POSTGRES) || { \
+		command -v apt-get >/dev/null 2>&1 || { echo "error: $(MARIADBD) or $(POSTGRES) missing and no apt-get: install MariaDB and PostgreSQL 15"; exit 1; }; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends mariadb-server postgresql; }
+
 # sqlfluff over the models and macros (.sqlfluff, README "Edit a model").
 lint: $(STAMP)
 	$(BIN)/sqlfluff lint models macros
 
 # The lint first: a lint failure fails the tests.
-test: lint test-browser
+test: lint test-browser test-servers
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests selected"; exit 0; fi; exit $$rc
 
 docs: $(STAMP)
