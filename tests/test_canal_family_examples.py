@@ -125,7 +125,8 @@ def key(*values: str) -> str:
 
 def whole_row_key(image: Image) -> str:
     """Our row_key of a table without a primary key: the row as JSON, columns sorted."""
-    return json.dumps(dict(sorted(image.items())), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps({c: v for c, v in sorted(image.items()) if v is not None},
+                      ensure_ascii=False, separators=(",", ":"))
 
 
 def messages(path: Path) -> list[dict[str, Any]]:
@@ -149,13 +150,20 @@ def with_database(source: Path, database: str, folder: Path) -> Path:
     return write_lines(folder / f"{database}.{source.name}", renamed)
 
 
-def envelope(msg: dict[str, Any], vendor_format: str, table_id: str, offset: int, seq: str = "es") -> Row:
-    """The silver columns every row of one message shares; `seq` is the field of sort_key."""
+def canal_sort_key(msg: dict[str, Any]) -> list[str]:
+    """The order of a Canal-family message: its `es`, the sequence number of its `gtid`,
+    its `id` (-1 for what it lacks)."""
+    gtid = re.search(r"([0-9]+)[^0-9]*$", msg.get("gtid") or "")
+    return [str(msg.get("es", -1)), gtid.group(1) if gtid else "-1", str(msg.get("id", -1))]
+
+
+def envelope(msg: dict[str, Any], vendor_format: str, table_id: str, offset: int) -> Row:
+    """The silver columns every row of one message shares."""
     return {
         "vendor_format": vendor_format, "kafka_offset": offset, "vendor_op": msg["type"],
         "source_db": msg["database"], "source_schema": msg.get("schema"), "source_table": msg["table"],
         "table_id": table_id, "pk_columns": msg["pkNames"] or [], "tx_id": msg.get("gtid"),
-        "event_ts": iso_ms(msg["es"]), "capture_ts": iso_ms(msg["ts"]), "sort_key": [str(msg[seq])],
+        "event_ts": iso_ms(msg["es"]), "capture_ts": iso_ms(msg["ts"]), "sort_key": canal_sort_key(msg),
     }
 
 
@@ -305,7 +313,7 @@ def test_canal_query_is_a_marker_and_the_insert_a_change(built, vectors):
     assert markers == [{
         "kafka_offset": 0, "marker_kind": "OTHER", "vendor_op": "QUERY", "source_db": "", "source_table": "t",
         "table_id": "t", "detail": "insert into t (id,name)values(27,'ly')", "event_ts": "2020-11-18T10:16:08.000Z",
-        "sort_key": ["1605694568000"],
+        "sort_key": canal_sort_key(msgs[0]),
     }]
     assert changes(built.lake, CANAL_QUERY) == [
         {**envelope(msgs[1], "canal_json", "testclone.t", 1), **insert(0, {"id": "27", "name": "ly"}, key("27"))},
@@ -350,14 +358,17 @@ def test_canal_flink_sample_rows_images_and_partial_old(built, vectors):
 
 def test_canal_all_types_canonical_values(built, vectors):
     """Paimon's all-type Canal message: binary and geometry columns (ISO-8859-1 text in
-    Canal) become base64 of their bytes, ENUM index and SET bitmask their labels, decimals
-    keep every digit, temporal and other values stay as written; row 2's JSON nulls stay
-    null values of present keys."""
+    Canal) become base64 of their bytes (BINARY(n) padded to n), ENUM index and SET bitmask their labels, decimals
+    keep every digit, JSON loses only its whitespace, temporal and other values stay as
+    written; row 2's JSON nulls stay null values of present keys."""
     (msg,) = messages(vectors / "canal_flatmessage" / "paimon_canal_alltype.ndjson")
     first, second = msg["data"]
     binary = ("_bin", "_varbin", "_tinyblob", "_blob", "_mediumblob", "_longblob", "_point", "_geometry",
               "_linestring", "_polygon", "_multipoint", "_multiline", "_multipolygon", "_geometrycollection")
-    converted = {**first, **{c: b64(first[c].encode("latin-1")) for c in binary}, "_enum": "value1", "_set": "a,b"}
+    converted = {**first, **{c: b64(first[c].encode("latin-1")) for c in binary}, "_enum": "value1", "_set": "a,b",
+                 "_json": '{"a":"b"}',
+                 # BINARY(10): the trailing zero bytes the binlog strips, as MySQL returns them
+                 "_bin": b64(first["_bin"].encode("latin-1").ljust(10, b"\x00"))}
     rows = changes(built.lake, CANAL_ALLTYPE)
     assert rows == [
         {**envelope(msg, "canal_json", "paimon_sync_table.all_types_table", 0), **insert(0, converted, key("1"))},
@@ -367,7 +378,7 @@ def test_canal_all_types_canonical_values(built, vectors):
     assert after["_bin"] == "Ynl0ZXM=" and base64.b64decode(after["_longblob"]) == b"LONGBLOB  bytes test data"
     assert after["_fixed"] == "123456789876543212345678987654321.110" and after["_numeric"] == "12345.110"
     assert after["_datetime6"] == "2023-03-23 14:30:05.123456" and after["_timestamp"] == "2023-03-23 15:00:10.123456"
-    assert after["_json"] == '{"a": "b"}' and after["_float"] == "1.5" and after["_year"] == "2023"
+    assert after["_json"] == '{"a":"b"}' and after["_float"] == "1.5" and after["_year"] == "2023"
     # MySQL geometry = 4-byte SRID + WKB: POINT(1 1), little-endian
     assert struct.unpack("<IBIdd", base64.b64decode(after["_point"])) == (0, 1, 1, 1.0, 1.0)
     assert "_fixed" in rows[1]["after"] and rows[1]["after"]["_fixed"] is None
@@ -511,7 +522,7 @@ def test_drs_mysql_update_with_key_change(built, vectors):
         "source_db": "test01", "source_schema": None, "source_table": "test ", "table_id": "test01.test",
         "pk_columns": ["id"], "row_key": '["104"]', "before_row_key": '["103"]', "before": before, "after": after,
         "tx_id": None, "event_ts": "2021-06-25T09:51:53.000Z", "capture_ts": "2021-06-30T13:12:06.990Z",
-        "sort_key": ["27677"],
+        "sort_key": ["1624614713000", "-1", "27677"],
     }]
     (types,) = built.lake.rows("select column_types from silver.cdc_changes where topic = :t", t=DRS_MYSQL)
     assert types["column_types"] == msg["mysqlType"]
@@ -522,12 +533,13 @@ def test_drs_mysql_update_with_key_change(built, vectors):
 def test_drs_gaussdb_update_without_key(built, vectors):
     """The DRS document's GaussDB example (columnType, dbType, schema, opType): table_id
     database.schema.table; bytea hex -> base64; pkNames null -> unkeyed, so row_key is the
-    whole row as JSON (columns sorted); text timestamps, booleans, ranges, JSON as written."""
+    whole row as JSON (columns sorted); text timestamps, booleans, ranges as written; JSON
+    without its whitespace."""
     (msg,) = messages(vectors / "huawei_drs_json" / "gaussdb_primary_standby_update.ndjson")
     before = {
         "timestamp_column": "2014-07-02 06:14:00.742",
         "tstzrange_column": '("2010-01-01 14:30:00+08","2010-01-01 15:30:00+08")',
-        "int4range_column": "[11,20)", "char_column": "g", "jsonb_column": '{"key1": "value1", "key2": "value2"}',
+        "int4range_column": "[11,20)", "char_column": "g", "jsonb_column": '{"key1":"value1","key2":"value2"}',
         "boolean_column": "true", "bit_column": "1", "smallint_column": "12", "bytea_column": b64(b"bytea_data"),
     }
     after = {**before, "timestamp_column": "2021-12-16 12:31:49.344365", "boolean_column": "false"}
@@ -536,7 +548,8 @@ def test_drs_gaussdb_update_without_key(built, vectors):
         "source_db": "database01", "source_schema": "schema01", "source_table": "table01",
         "table_id": "database01.schema01.table01", "pk_columns": [], "row_key": whole_row_key(after),
         "before_row_key": whole_row_key(before), "before": before, "after": after, "tx_id": None,
-        "event_ts": "2021-12-16T03:43:07.000Z", "capture_ts": "2021-12-16T04:34:21.915Z", "sort_key": ["332"],
+        "event_ts": "2021-12-16T03:43:07.000Z", "capture_ts": "2021-12-16T04:34:21.915Z",
+        "sort_key": ["1639626187000", "-1", "332"],
     }]
     (types,) = built.lake.rows("select column_types from silver.cdc_changes where topic = :t", t=DRS_GAUSSDB)
     assert types["column_types"] == msg["columnType"]
@@ -551,9 +564,9 @@ def test_drs_json_c_delete_in_data_and_text_timestamps(built):
                 "created": "2021-06-25 17:51:53", "payload": "/wB/"}  # base64 of ff 00 7f
     updated = {**inserted, "price": "21.00", "updated_at": "2021-06-25 18:00:00", "payload": ""}
     assert changes(built.lake, DRS_JSON_C) == [
-        {**envelope(msgs[0], "drs_json_c", "shop.orders", 0, seq="id"), **insert(0, inserted, key("7"))},
-        {**envelope(msgs[1], "drs_json_c", "shop.orders", 1, seq="id"), **update(0, inserted, updated, key("7"))},
-        {**envelope(msgs[2], "drs_json_c", "shop.orders", 2, seq="id"), **delete(0, updated, key("7"))},
+        {**envelope(msgs[0], "drs_json_c", "shop.orders", 0), **insert(0, inserted, key("7"))},
+        {**envelope(msgs[1], "drs_json_c", "shop.orders", 1), **update(0, inserted, updated, key("7"))},
+        {**envelope(msgs[2], "drs_json_c", "shop.orders", 2), **delete(0, updated, key("7"))},
     ]
     assert gold(built.lake, DRS_JSON_C) == {}
 

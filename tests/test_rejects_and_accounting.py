@@ -27,8 +27,8 @@ BAD_CANAL = [
     (json.dumps({**GOOD, "data": [{"v": "no key"}]}), "a row lacks primary key column(s) id"),
     ("", "empty message value"),
     (None, "empty message value"),
-    (json.dumps({**GOOD, "data": [{"id": "2", "v": "x" * (5 * 1024 * 1024)}]}),
-     "bytes, over the limit of 4194304"),
+    (json.dumps({**GOOD, "data": [{"id": "2", "v": "x" * (17 * 1024 * 1024)}]}),
+     "bytes, over the limit of 16777216"),
 ]
 
 

@@ -21,7 +21,6 @@
 {% macro decode_canal_family(format_id) -%}
 {%- set legacy = format_id == 'canal_json_legacy' -%}
 {%- set delete_rows_in_old = format_id in ('canal_json_legacy', 'drs_json') -%}
-{%- set seq_field = '$.id' if format_id in ('drs_json', 'drs_json_c') else '$.es' -%}
 with
 
 messages as (
@@ -48,8 +47,9 @@ envelope as (
         try_variant_get(v, '$.dbType', 'string') as db_type,
         try_variant_get(v, '$.es', 'bigint') as es,
         try_variant_get(v, '$.ts', 'bigint') as ts,
-        try_variant_get(v, '{{ seq_field }}', 'decimal(38,0)') as seq,
+        try_variant_get(v, '$.id', 'decimal(38,0)') as seq,
         try_variant_get(v, '$.gtid', 'string') as gtid,
+        {{ cdc_gtid_sequence("try_variant_get(v, '$.gtid', 'string')") }} as gtid_seq,
         coalesce(try_variant_get(v, '$.pkNames', 'array<string>'), cast(array() as array<string>)) as pk_names,
         coalesce(
             try_variant_get(v, '$.mysqlType', 'map<string,string>'),
@@ -160,7 +160,7 @@ canonical as (
             array(transform_values(column_types, (k, t) -> {{ cdc_base_type('t') }})),
             base_types -> transform(
                 array(raw_before, raw_after),
-                img -> transform_values(img, (k, x) -> {{ _canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
+                img -> transform_values(img, (k, x) -> {{ canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
             )
         ), 1) else array(raw_before, raw_after) end as canonical_images
     from exploded
@@ -193,7 +193,11 @@ final as (
         case when record_kind = 'change' then column_types end as column_types,
         timestamp_millis(es) as event_ts,
         timestamp_millis(ts) as capture_ts,
-        case when seq is null then cast(array() as array<decimal(38, 0)>) else array(seq) end as sort_key,
+        -- `es` (binlog time, whole seconds), then within a second the GTID's sequence
+        -- number and the message's `id` (DRS: one per event; Canal: the batch, which
+        -- starts again when Canal restarts, so it cannot come first; DTS: the cache
+        -- offset): Kafka coordinates only break what remains tied (cdc_position)
+        array(coalesce(cast(es as decimal(38, 0)), -1), coalesce(gtid_seq, -1), coalesce(seq, -1)) as sort_key,
         gtid as tx_id,
         cast(null as string) as pair_key,
         case when record_kind in ('ddl', 'change') and kind != 'change' then sql_text end as ddl_text,
@@ -215,12 +219,24 @@ select * from final
 {%- endmacro %}
 
 
+{#- The bytes of a Java byte-array literal (`[106, -1, 0]`, DRS binary columns); NULL when
+    an element is not a byte. Split, not matched: no regular expression runs over it. -#}
+{% macro _canal_family_byte_list(x) -%}
+    element_at(transform(
+        array(filter(split(regexp_replace({{ x }}, '[\\[\\] ]', ''), ','), b -> b != '')),
+        bytes -> case when forall(bytes, b -> try_cast(b as int) between -128 and 255) then
+            unhex(concat_ws('', transform(bytes, b -> lpad(hex(cast(b as int) & 255), 2, '0'))))
+        end
+    ), 1)
+{%- endmacro %}
+
+
 {#- A regular expression that finds, in the raw message, the name of a column type whose
-    values _canal_family_value converts (false positives only cost time). -#}
+    values canal_family_value converts (false positives only cost time). -#}
 {% macro _canal_family_special_types(format_id) -%}
     {%- set names = ['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw',
                      'image', 'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring',
-                     'multipolygon', 'geometrycollection', 'geomcollection'] -%}
+                     'multipolygon', 'geometrycollection', 'geomcollection', 'json', 'jsonb'] -%}
     {%- if format_id in ('canal_json', 'canal_json_legacy') -%}{%- set names = names + ['enum', 'set'] -%}{%- endif -%}
     {%- if format_id == 'drs_json' -%}{%- set names = names + ['timestamp'] -%}{%- endif -%}
     '(?i)"(long )?({{ names | join('|') }})\\b'
@@ -232,7 +248,7 @@ select * from final
     ISO-8859-1 text), DRS JSON TIMESTAMP epoch seconds to ISO-8601 UTC, floating and
     decimal text in scientific notation to plain digits, Canal ENUM index and SET bitmask
     back to their labels. Other values are kept as the vendor wrote them. -#}
-{% macro _canal_family_value(x, t, full_t, format_id) -%}
+{% macro canal_family_value(x, t, full_t, format_id) -%}
     case
         when {{ x }} is null then null
         when {{ t }} in (
@@ -241,17 +257,19 @@ select * from final
             'multipolygon', 'geometrycollection', 'geomcollection'
         ) then
             -- base64() breaks lines every 76 characters unless spark.sql.chunkBase64String.enabled
-            -- is false, which a cluster may not set: remove them
-            regexp_replace(base64(
+            -- is false, which a cluster may not set: remove them. BINARY(n) gets back the
+            -- trailing zero bytes the binlog strips, when the type says n (Canal does; DRS's
+            -- bare `binary` does not)
+            regexp_replace(base64(element_at(transform(array(
         {%- if format_id in ('drs_json', 'drs_json_c') %}
                 case
-                    when {{ t }} = 'bytea' and {{ x }} rlike '^(\\\\x)?([0-9a-fA-F]{2})*$' then
+                    -- no pattern with a repeated group: Java's regex engine recurses on
+                    -- each repetition and a value of a few kilobytes overflows the stack
+                    when {{ t }} = 'bytea' and {{ x }} rlike '^(\\\\x)?[0-9a-fA-F]*$'
+                        and length(regexp_replace({{ x }}, '^\\\\x', '')) % 2 = 0 then
                         unhex(regexp_replace({{ x }}, '^\\\\x', ''))
-                    when {{ x }} rlike '^\\[\\s*(-?[0-9]+\\s*(,\\s*-?[0-9]+\\s*)*)?\\]$' then
-                        unhex(concat_ws('', transform(
-                            filter(split(regexp_replace({{ x }}, '[\\[\\] ]', ''), ','), b -> b != ''),
-                            b -> lpad(hex(cast(b as int) & 255), 2, '0')
-                        )))
+                    when {{ x }} rlike '^\\[[-0-9, ]*\\]$' then
+                        coalesce({{ _canal_family_byte_list(x) }}, encode({{ x }}, 'UTF-8'))
                     else encode({{ x }}, 'UTF-8')
                 end
         {%- else %}
@@ -260,7 +278,10 @@ select * from final
                     else encode({{ x }}, 'UTF-8')
                 end
         {%- endif %}
-            ), '[\\r\\n]', '')
+            ), bytes -> element_at(transform(
+                array(try_cast(regexp_extract(lower({{ full_t }}), '^binary\\(([0-9]{1,3})\\)', 1) as int)),
+                width -> case when length(bytes) < width then rpad(bytes, width, unhex('00')) else bytes end
+            ), 1)), 1)), '[\\r\\n]', '')
         {%- if format_id == 'drs_json' %}
         when {{ t }} = 'timestamp' and {{ x }} rlike '^-?[0-9]+([.][0-9]+)?$' then
             {{ cdc_iso_instant('timestamp_micros(cast(cast(' ~ x ~ ' as decimal(30, 6)) * 1000000 as bigint))') }}
@@ -269,6 +290,7 @@ select * from final
             'float', 'double', 'real', 'double precision', 'float4', 'float8', 'decimal', 'numeric',
             'number', 'dec', 'fixed', 'binary_float', 'binary_double', 'money'
         ) then {{ cdc_plain_number(x) }}
+        when {{ t }} in ('json', 'jsonb') then {{ cdc_compact_json(x) }}
         {%- if format_id in ('canal_json', 'canal_json_legacy') %}
         when {{ t }} = 'enum' and {{ x }} rlike '^[0-9]{1,9}$'
             and cast({{ x }} as int) between 1 and size(regexp_extract_all({{ full_t }}, "'([^']*)'", 1)) then

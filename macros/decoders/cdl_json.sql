@@ -213,8 +213,8 @@ select * from final
 
 {#- Canonical text of one CDL column value `x` (its JSON text) described by the Connect
     field `f` (type, logical name, parameters). Kafka Connect logical types: Timestamp
-    (epoch ms) -> ISO-8601 UTC; Date (days) -> yyyy-MM-dd; Time (ms of the day) ->
-    HH:mm:ss[.fff]; Decimal (bytes: base64 of the two's-complement unscaled value, scale in
+    (epoch ms) -> ISO-8601 UTC; Date (days, 0001-01-01 to 9999-12-31) -> yyyy-MM-dd; Time
+    (ms; MySQL TIME passes 24 h and may be negative) -> [-]HH:mm:ss[.fff]; Decimal (bytes: base64 of the two's-complement unscaled value, scale in
     the parameters) -> exact digits. CDL's own `...cdc.data.Decimal` is text, kept as
     given; floats in scientific notation -> plain digits; bytes stay base64 (one line). -#}
 {% macro _cdl_json_value(x, f) -%}
@@ -222,10 +222,11 @@ select * from final
         when {{ x }} is null then null
         when {{ f }}.name = 'org.apache.kafka.connect.data.Timestamp' and {{ x }} rlike '^-?[0-9]{1,15}$' then
             {{ cdc_iso_instant('timestamp_millis(cast(' ~ x ~ ' as bigint))') }}
-        when {{ f }}.name = 'org.apache.kafka.connect.data.Date' and {{ x }} rlike '^-?[0-9]{1,6}$' then
-            cast(date_add(date '1970-01-01', cast({{ x }} as int)) as string)
-        when {{ f }}.name = 'org.apache.kafka.connect.data.Time' and {{ x }} rlike '^[0-9]{1,8}$' then
-            regexp_replace(date_format(timestamp_millis(cast({{ x }} as bigint)), 'HH:mm:ss.SSS'), '\\.?0+$', '')
+        when {{ f }}.name = 'org.apache.kafka.connect.data.Date' and {{ x }} rlike '^-?[0-9]{1,7}$' then
+            coalesce({{ cdc_epoch_day_date(x) }}, {{ x }})
+        when {{ f }}.name = 'org.apache.kafka.connect.data.Time' and {{ x }} rlike '^-?[0-9]{1,13}$' then
+            -- hours keep counting past 24 (MySQL TIME reaches 838:59:59, and may be negative)
+            {{ cdc_duration_text(x, 3) }}
         when {{ f }}.name = 'org.apache.kafka.connect.data.Decimal' and {{ f }}.type = 'bytes' then
             -- exact at any length; bytes that are not base64 are kept as given
             coalesce({{ cdc_twos_complement_decimal(

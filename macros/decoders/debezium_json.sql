@@ -15,7 +15,8 @@
     envelope), else CDL's `unique`; MongoDB's key `id` is the document's `_id`.
     With the schema, column values are converted by their Connect type / semantic name
     (decimals from their two's-complement bytes, io.debezium.time.* and Connect temporal
-    types to ISO-8601 text); without it, they are kept as given.
+    types to ISO-8601 text); without it, by the types the table declares (var cdc_tables:
+    the Connect types Debezium gives those SQL types), else kept as given.
     One JSON parse per message (`try_parse_json`, then typed `try_variant_get`).
 -#}
 {% macro decode_debezium_json() -%}
@@ -120,8 +121,9 @@ keyed as (
             else coalesce(key_map, unique_map)
         end as key_image,
         -- the value schema's columns (the `after` struct, else `before`): Connect type,
-        -- semantic name and decimal scale; NULL without a schema or with duplicate names
-        element_at(transform(
+        -- semantic name and decimal scale; without a schema (or with duplicate names) the
+        -- schema Debezium gives the columns the table declares (var cdc_tables), else NULL
+        coalesce(element_at(transform(
             array(coalesce(
                 element_at(filter(schema_fields, f -> f.field = 'after'), 1).fields,
                 element_at(filter(schema_fields, f -> f.field = 'before'), 1).fields
@@ -133,7 +135,7 @@ keyed as (
                         'type', f.type, 'name', f.name, 'scale', f.parameters['scale']
                     ))))
             end
-        ), 1) as column_schema
+        ), 1), {{ _debezium_declared_schema(cdc_table_id('db_field', 'schema_field', 'table_field')) }}) as column_schema
     from envelope
 ),
 
@@ -333,14 +335,20 @@ select * from final
     decimal.format=numeric) and VariableScaleDecimal {scale, value} to exact digits;
     io.debezium.time.* and Connect Date/Time/Timestamp to ISO-8601 (wall-clock types without
     zone, Connect Timestamp as a UTC instant with Z); Json compact; floating point without
-    exponent. Enum/EnumSet, Year, ZonedTimestamp, Bits and bytes (base64), geometry (compact
-    JSON of the struct) and CDL's text types are kept as given. -#}
+    exponent; Bits (little-endian bytes) to the number. Enum/EnumSet, Year, ZonedTimestamp,
+    bytes (base64), geometry (compact JSON of the struct) and CDL's text types are kept as
+    given. -#}
 {% macro _debezium_value(x, t, is_number) -%}
     case
         when {{ x }} is null or {{ t }} is null then {{ x }}
         when {{ t }}.name = 'org.apache.kafka.connect.data.Decimal' then
             case when coalesce({{ is_number }}, false) then {{ cdc_plain_number(x) }}
                 else {{ cdc_twos_complement_decimal("try_to_binary(" ~ x ~ ", 'base64')", t ~ '.scale') }} end
+        when {{ t }}.name = 'io.debezium.data.Bits' then
+            -- BIT(n > 1): its bits as little-endian bytes -> the number, as MySQL shows it
+            coalesce(conv(array_join(reverse(regexp_extract_all(
+                hex(try_to_binary({{ x }}, 'base64')), '[0-9A-F]{2}', 0
+            )), ''), 16, 10), {{ x }})
         when {{ t }}.name = 'io.debezium.data.VariableScaleDecimal' then coalesce(
             {{ cdc_twos_complement_decimal(
                 "try_to_binary(try_variant_get(try_parse_json(" ~ x ~ "), '$.value', 'string'), 'base64')",
@@ -349,15 +357,15 @@ select * from final
         )
         when not {{ x }} rlike '^-?[0-9]+$' then
             case
-                when {{ t }}.name = 'io.debezium.data.Json' then coalesce(to_json(try_parse_json({{ x }})), {{ x }})
+                when {{ t }}.name = 'io.debezium.data.Json' then {{ cdc_compact_json(x) }}
                 when {{ t }}.type in ('float', 'double', 'float32', 'float64') then {{ cdc_plain_number(x) }}
                 else {{ x }}
             end
         when {{ t }}.name in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date') then
-            cast(date_add(date'1970-01-01', cast({{ x }} as int)) as string)
-        when {{ t }}.name in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time') then {{ _debezium_time(x, 3) }}
-        when {{ t }}.name = 'io.debezium.time.MicroTime' then {{ _debezium_time(x, 6) }}
-        when {{ t }}.name = 'io.debezium.time.NanoTime' then {{ _debezium_time(x, 9) }}
+            coalesce({{ cdc_epoch_day_date(x) }}, {{ x }})
+        when {{ t }}.name in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time') then {{ cdc_duration_text(x, 3) }}
+        when {{ t }}.name = 'io.debezium.time.MicroTime' then {{ cdc_duration_text(x, 6) }}
+        when {{ t }}.name = 'io.debezium.time.NanoTime' then {{ cdc_duration_text(x, 9) }}
         when {{ t }}.name = 'io.debezium.time.Timestamp' then {{ _debezium_local_datetime(x, 3) }}
         when {{ t }}.name = 'io.debezium.time.MicroTimestamp' then {{ _debezium_local_datetime(x, 6) }}
         when {{ t }}.name = 'io.debezium.time.NanoTimestamp' then {{ _debezium_local_datetime(x, 9) }}
@@ -376,7 +384,7 @@ select * from final
 
 {#- A time of day counted in 10^-digits seconds since midnight as HH:mm:ss[.fraction]
     (MySQL TIME may pass 24 hours: the hours keep counting). -#}
-{% macro _debezium_time(x, digits) -%}
+{% macro cdc_duration_text(x, digits) -%}
     element_at(transform(
         array(cast({{ x }} as bigint)),
         units -> concat(
@@ -402,4 +410,88 @@ select * from final
             {{ _debezium_fraction('pmod(units, ' ~ 10 ** digits ~ ')', digits) }}
         )
     ), 1)
+{%- endmacro %}
+
+
+{#- The Connect schema Debezium sends for the declared columns of a table (var
+    cdc_tables, macro cdc_declared_tables), for messages that come without it
+    (JsonConverter schemas.enable=false): map<column, struct<type, name, scale>> as the
+    `column_schema` of a message with a schema; NULL when the table declares no columns. -#}
+{% macro _debezium_declared_schema(table_id) -%}
+    {%- set tables = [] -%}
+    {%- for table, spec in cdc_declared_tables().items() if spec.columns -%}
+        {%- do tables.append((table, spec)) -%}
+    {%- endfor -%}
+    {%- if not tables -%}
+    cast(null as map<string, struct<type: string, name: string, scale: string>>)
+    {%- else -%}
+    try_element_at(map(
+        {%- for table, spec in tables %}
+        {{ cdc_sql_string(table) }}, map(
+            {%- for column, sql_type in spec.columns.items() %}
+            {%- set t = _debezium_connect_type(sql_type, spec.dialect) %}
+            {{ cdc_sql_string(column) }}, named_struct(
+                'type', {{ cdc_sql_string(t[0]) }},
+                'name', {{ 'cast(null as string)' if t[1] is none else cdc_sql_string(t[1]) }},
+                'scale', {{ 'cast(null as string)' if t[2] is none else cdc_sql_string(t[2]) }}
+            ){{ ',' if not loop.last }}
+            {%- endfor %}
+        ){{ ',' if not loop.last }}
+        {%- endfor %}
+    ), {{ table_id }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- [Connect type, semantic name, decimal scale] that Debezium's MySQL or PostgreSQL
+    connector gives a column of SQL type `sql_type` with its default settings
+    (decimal.handling.mode precise, time.precision.mode adaptive_time_microseconds for
+    MySQL and adaptive for PostgreSQL, binary.handling.mode bytes). -#}
+{% macro _debezium_connect_type(sql_type, dialect) -%}
+    {%- set t = sql_type | string | lower | trim -%}
+    {%- set base = t.split('(')[0].split(' ')[0] | trim -%}
+    {%- set params = t.split('(')[1].split(')')[0].split(',') if '(' in t else [] -%}
+    {%- set precision = params[0] | trim | int if params and (params[0] | trim).isdigit() else none -%}
+    {%- set scale = params[1] | trim if params | length > 1 else ('0' if params else none) -%}
+    {%- set zoned = 'with time zone' in t or base in ('timestamptz', 'timetz') -%}
+    {%- if base in ('decimal', 'numeric', 'dec', 'fixed') and (params or dialect != 'postgres') -%}
+        {{- return(['bytes', 'org.apache.kafka.connect.data.Decimal', scale or '0']) -}}
+    {%- elif base in ('decimal', 'numeric') -%}
+        {{- return(['struct', 'io.debezium.data.VariableScaleDecimal', none]) -}}
+    {%- elif base in ('float', 'real') and not (base == 'real' and dialect == 'mysql') or base == 'float4' -%}
+        {{- return(['float', none, none]) -}}
+    {%- elif base in ('double', 'real', 'float8') -%}
+        {{- return(['double', none, none]) -}}
+    {%- elif base == 'date' -%}
+        {{- return(['int32', 'io.debezium.time.Date', none]) -}}
+    {%- elif base in ('timestamp', 'timestamptz') and (zoned or dialect == 'mysql') -%}
+        {{- return(['string', 'io.debezium.time.ZonedTimestamp', none]) -}}
+    {%- elif base in ('datetime', 'timestamp') -%}
+        {%- set micro = precision is none and dialect == 'postgres' or (precision or 0) > 3 -%}
+        {{- return(['int64', 'io.debezium.time.MicroTimestamp' if micro else 'io.debezium.time.Timestamp', none]) -}}
+    {%- elif base in ('time', 'timetz') and zoned -%}
+        {{- return(['string', 'io.debezium.time.ZonedTime', none]) -}}
+    {%- elif base == 'time' -%}
+        {%- set micro = dialect == 'mysql' or precision is none or precision > 3 -%}
+        {{- return(['int64' if micro else 'int32', 'io.debezium.time.MicroTime' if micro else 'io.debezium.time.Time',
+                    none]) -}}
+    {%- elif base == 'year' -%}
+        {{- return(['int32', 'io.debezium.time.Year', none]) -}}
+    {%- elif base in ('json', 'jsonb') -%}
+        {{- return(['string', 'io.debezium.data.Json', none]) -}}
+    {%- elif base == 'bit' and (precision or 1) > 1 -%}
+        {{- return(['bytes', 'io.debezium.data.Bits', none]) -}}
+    {%- elif base in ('bit', 'bool', 'boolean') -%}
+        {{- return(['boolean', none, none]) -}}
+    {%- elif base in ('binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea') -%}
+        {{- return(['bytes', none, none]) -}}
+    {%- elif base in ('tinyint', 'smallint', 'int2') -%}
+        {{- return(['int16', none, none]) -}}
+    {%- elif base in ('mediumint', 'int', 'integer', 'int4', 'serial') -%}
+        {{- return(['int64' if 'unsigned' in t else 'int32', none, none]) -}}
+    {%- elif base in ('bigint', 'int8', 'bigserial') -%}
+        {{- return(['int64', none, none]) -}}
+    {%- else -%}
+        {{- return(['string', none, none]) -}}
+    {%- endif -%}
 {%- endmacro %}

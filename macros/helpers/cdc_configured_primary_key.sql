@@ -1,17 +1,15 @@
-{#- The primary key the project configures for a table, for formats whose messages do
-    not name one (DataHub Tuple, DRS Avro): var `cdc_primary_keys`, a mapping of table id
-    (lower-case, dot-joined, as in silver `table_id`) to its key columns, e.g.
+{#- The primary key the project declares for a table (macro cdc_declared_tables: var
+    `cdc_tables`, or the older `cdc_primary_keys`), for formats whose messages do not name
+    one (DataHub Tuple, DRS Avro, Shareplex Json without ROWIDs).
 
-        vars:
-          cdc_primary_keys:
-            shop.orders: [order_id]
-            shop.order_lines: [order_id, line_no]
-
-    Returns an array<string> SQL expression: the configured columns of `table_id` (a SQL
-    expression), or an empty array when the table has none configured (gold then keeps
+    Returns an array<string> SQL expression: the declared columns of `table_id` (a SQL
+    expression), or an empty array when the table declares none (gold then keeps
     multiset semantics for it). -#}
 {% macro cdc_configured_primary_key(table_id) -%}
-    {%- set keys = var('cdc_primary_keys', {}) or {} -%}
+    {%- set keys = {} -%}
+    {%- for table, spec in cdc_declared_tables().items() if spec.primary_key -%}
+        {%- do keys.update({table: spec.primary_key}) -%}
+    {%- endfor -%}
     {%- if keys | length == 0 -%}
     cast(array() as array<string>)
     {%- else -%}
@@ -19,7 +17,7 @@
         try_element_at(
             map(
                 {%- for table, columns in keys.items() %}
-                {{ cdc_sql_string(table | lower) }},
+                {{ cdc_sql_string(table) }},
                 cast(array({% for c in columns %}{{ cdc_sql_string(c) }}{{ ', ' if not loop.last }}{% endfor %}) as array<string>)
                 {{- ',' if not loop.last }}
                 {%- endfor %}
