@@ -178,13 +178,16 @@ def _row_key(table: str, row: Row) -> str:
     pk = TABLES[table]
     if pk:
         return json.dumps([row[c] for c in pk], ensure_ascii=False, separators=(",", ":"))
-    return json.dumps(dict(sorted(row.items())), ensure_ascii=False, separators=(",", ":"))
+    # a keyless row's identity leaves its NULL columns out (absent equals NULL)
+    return json.dumps({c: v for c, v in sorted(row.items()) if v is not None},
+                      ensure_ascii=False, separators=(",", ":"))
 
 
 def fold(stream: Stream) -> dict[tuple[str, str], tuple[Row, int]]:
     """Final state: (table_id, row_key) -> (row, row_count), changes applied in order."""
     keyed: dict[tuple[str, str], Row] = {}
     multiset: dict[str, Counter[str]] = {}
+    unkeyed_rows: dict[tuple[str, str], Row] = {}
     for change in stream.changes:
         table_id = f"{stream.db}.{change.table}"
         if change.op == "TRUNCATE":
@@ -204,11 +207,12 @@ def fold(stream: Stream) -> dict[tuple[str, str], tuple[Row, int]]:
                     counts[_row_key(change.table, before)] -= 1
                 if after is not None:
                     counts[_row_key(change.table, after)] += 1
+                    unkeyed_rows[(table_id, _row_key(change.table, after))] = after
     state = {key: (row, 1) for key, row in keyed.items()}
     for table_id, counts in multiset.items():
         for key, count in counts.items():
             if count > 0:
-                state[(table_id, key)] = (json.loads(key), count)
+                state[(table_id, key)] = (unkeyed_rows[(table_id, key)], count)
     return state
 
 

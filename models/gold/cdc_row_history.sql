@@ -22,6 +22,15 @@
                     applies $set / $unset / dotted paths / $inc ... the way MongoDB does),
                     the others in SQL like every other key
 
+    Ties: changes with the same sort_key in different partitions have no known order
+    (Canal and DRS hash rows to partitions by key, so an UPDATE moving key k away sits in
+    the new key's partition). Where such a tie holds a creation of k (INSERT, or an
+    UPDATE moving a row onto k) and a move of k away, k's state orders them: a creation
+    onto a present k came after the move, a move of an absent k came after the creation.
+    A row of a table without a key has an identity without NULL columns and without the
+    columns the table no longer has (dropped by DDL, or missing from the column types of
+    its latest messages).
+
     Incremental runs fold again only the keys that new changes touch (every key of a
     table that got a new TRUNCATE), from all their changes, so changes that arrive late
     or out of order across partitions land in their true place; the partitions
@@ -41,8 +50,49 @@ select * from {{ this }} where false
 
 with
 
+column_sightings as (
+    select
+        table_id,
+        column_name,
+        is_dropped and is_current_type as is_dropped,
+        max(last_seen_ts) over (partition by table_id, column_name) as column_last_seen_ts,
+        bool_or(vendor_type is not null) over (partition by table_id, column_name) as is_typed,
+        max(case when vendor_type is not null then last_seen_ts end) over (partition by table_id)
+            as table_last_typed_ts
+    from {{ ref('cdc_table_columns') }}
+),
+
+dropped_columns as (
+    -- per table, the columns it no longer has: dropped by DDL, or (a format whose every
+    -- message types all the table's columns, as Debezium's schema, Canal's mysqlType)
+    -- missing from the types of its latest messages, for sources whose DDL is not in the
+    -- stream
+    select table_id, collect_set(column_name) as columns
+    from column_sightings
+    where is_dropped or (is_typed and column_last_seen_ts < table_last_typed_ts)
+    group by table_id
+),
+
 changes as (
-    select * from {{ ref('cdc_changes') }}
+    -- a row of a table without a key is its own identity, without the columns the table
+    -- no longer has: a before image written after `DROP COLUMN x` names the row inserted
+    -- with x (cdc_row_key leaves NULL columns out, so ADD COLUMN needs nothing here)
+    select
+        c.* except (row_key, before_row_key),
+        case
+            when size(c.pk_columns) = 0 and d.columns is not null and c.op != 'TRUNCATE' then
+                {{ cdc_row_key('c.pk_columns', "map_filter(case when c.after_is_partial then "
+                    ~ cdc_overlay('c.before', 'c.after') ~ " else coalesce(c.after, c.before) end, "
+                    ~ "(k, v) -> not array_contains(d.columns, k))") }}
+            else c.row_key
+        end as row_key,
+        case
+            when size(c.pk_columns) = 0 and d.columns is not null and c.op = 'UPDATE' then
+                {{ cdc_row_key('c.pk_columns', 'map_filter(c.before, (k, v) -> not array_contains(d.columns, k))') }}
+            else c.before_row_key
+        end as before_row_key
+    from {{ ref('cdc_changes') }} as c
+    left join dropped_columns as d on c.table_id = d.table_id
 ),
 
 {% if is_incremental() %}
@@ -64,6 +114,21 @@ touched_keys as (
     select distinct h.table_id, h.row_key from {{ this }} as h
     left semi join (select table_id from new_changes where op = 'TRUNCATE') as t -- noqa: ST05
         on h.table_id = t.table_id
+    union
+    -- rows of a table without a key that hold a column dropped since they were folded:
+    -- their identity changes, so they are folded again under the new one
+    -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
+    select distinct h.table_id, key_of.row_key from {{ this }} as h
+    inner join dropped_columns as d on h.table_id = d.table_id
+    left semi join (select table_id from new_changes) as t -- noqa: ST05
+        on h.table_id = t.table_id
+    lateral view explode(array(
+        h.row_key,
+        {{ cdc_row_key('cast(array() as array<string>)',
+                       'map_filter(h.row, (k, v) -> not array_contains(d.columns, k))') }}
+    )) key_of as row_key
+    -- noqa: enable=LT02
+    where not h.is_keyed and exists(map_keys(h.row), k -> array_contains(d.columns, k) and h.row[k] is not null)
 ),
 
 touched_change_ids as (
@@ -93,6 +158,7 @@ key_events as (
         e.image,
         e.delta,
         {{ cdc_position('c', 'e.sub_index') }} as position,
+        e.kind,
         c.op,
         coalesce(c.event_ts, c.capture_ts, c.kafka_ts) as event_ts,
         c.change_id,
@@ -107,27 +173,28 @@ key_events as (
             when size(c.pk_columns) = 0 and c.op = 'UPDATE' and c.before_row_key = c.row_key then
                 -- an update that leaves an unkeyed row as it was: one version, count unchanged
                 array(named_struct('row_key', c.row_key, 'action', 'count', 'image', c.after,
-                                   'delta', 0, 'sub_index', 1))
+                                   'delta', 0, 'sub_index', 1, 'kind', 'other'))
             when size(c.pk_columns) = 0 then
                 filter(array(
                     case when c.op in ('DELETE', 'UPDATE') and c.before is not null then
                         named_struct('row_key', coalesce(c.before_row_key, c.row_key), 'action', 'count',
-                                     'image', c.before, 'delta', -1, 'sub_index', 0) end,
+                                     'image', c.before, 'delta', -1, 'sub_index', 0, 'kind', 'other') end,
                     case when c.op in ('INSERT', 'SNAPSHOT', 'UPDATE') then
                         named_struct('row_key', c.row_key, 'action', 'count',
-                                     'image', c.after, 'delta', 1, 'sub_index', 1) end
+                                     'image', c.after, 'delta', 1, 'sub_index', 1, 'kind', 'other') end
                 ), x -> x is not null)
             when c.op in ('INSERT', 'SNAPSHOT') then
                 array(named_struct('row_key', c.row_key, 'action', 'upsert', 'image', c.after,
-                                   'delta', 0, 'sub_index', 0))
+                                   'delta', 0, 'sub_index', 0, 'kind', 'create'))
             when c.op = 'DELETE' then
-                array(named_struct('row_key', c.row_key, 'action', 'delete',
-                                   'image', cast(null as map<string, string>), 'delta', 0, 'sub_index', 0))
+                array(named_struct('row_key', c.row_key, 'action', 'delete', 'image', cast(null as map<string, string>),
+                                   'delta', 0, 'sub_index', 0, 'kind', 'other'))
             else
                 filter(array(
                     case when c.before_row_key is not null and c.before_row_key != c.row_key then
                         named_struct('row_key', c.before_row_key, 'action', 'delete',
-                                     'image', cast(null as map<string, string>), 'delta', 0, 'sub_index', 0) end,
+                                     'image', cast(null as map<string, string>), 'delta', 0, 'sub_index', 0,
+                                     'kind', 'move_away') end,
                     named_struct(
                         'row_key', c.row_key,
                         'action', case
@@ -140,7 +207,8 @@ key_events as (
                                 then {{ cdc_overlay('c.before', 'c.after') }}
                             else c.after
                         end,
-                        'delta', 0, 'sub_index', 1)
+                        'delta', 0, 'sub_index', 1,
+                        'kind', case when c.before_row_key != c.row_key then 'create' else 'other' end)
                 ), x -> x is not null)
         end
     ) exploded as e
@@ -178,7 +246,7 @@ first_positions as (
 truncate_events as (
     select
         k.table_id, k.row_key, 'truncate' as action, cast(null as map<string, string>) as image, 0 as delta,
-        t.position, t.op, t.event_ts, t.change_id, t.landing_batch_id, k.is_keyed,
+        t.position, 'other' as kind, t.op, t.event_ts, t.change_id, t.landing_batch_id, k.is_keyed,
         cast(null as string) as document
     from first_positions as k
     inner join truncates as t
@@ -187,13 +255,13 @@ truncate_events as (
 
 all_events as (
     select
-        table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
-        document
+        table_id, row_key, action, image, delta, position, kind, op, event_ts, change_id, landing_batch_id,
+        is_keyed, document
     from relevant_events
     union all
     select
-        table_id, row_key, action, image, delta, position, op, event_ts, change_id, landing_batch_id, is_keyed,
-        document
+        table_id, row_key, action, image, delta, position, kind, op, event_ts, change_id, landing_batch_id,
+        is_keyed, document
     from truncate_events
 ),
 
@@ -203,7 +271,9 @@ per_key as (
         row_key,
         max(is_keyed) as is_keyed,
         array_sort(
-            collect_list(struct(position, action, image, delta, op, event_ts, change_id, landing_batch_id, document)),
+            collect_list(
+                struct(position, action, image, delta, kind, op, event_ts, change_id, landing_batch_id, document)
+            ),
             (l, r) -> case when l.position < r.position then -1 when l.position > r.position then 1 else 0 end
         ) as events
     from all_events
@@ -226,7 +296,7 @@ documents_folded as ( -- used through `fold_documents` in folded below -- noqa: 
                     case when doc is null then 'delete' else 'upsert' end
                 else e.action end as action,
                 doc as image,
-                e.delta, e.op, e.event_ts, e.change_id, e.landing_batch_id, e.document
+                e.delta, e.kind, e.op, e.event_ts, e.change_id, e.landing_batch_id, e.document
             ))
         else events end as events
     from (
@@ -250,35 +320,60 @@ folded as (
             events,
             cast(array() as array<struct<
                 position: struct<sort_key: array<decimal(38, 0)>, kafka_partition: int, kafka_offset: bigint,
-                                 row_index: int, sub_index: int>,
+                                 row_index: int, sub_index: int>, kind: string,
                 op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint,
                 was_present: boolean, present: boolean, row: map<string, string>, row_count: bigint>>),
             -- noqa: enable=LT02
+            -- Changes that tie on sort_key but sit in different partitions have no known
+            -- order (a vendor partitioning by key puts a key moved away by an UPDATE in the
+            -- new key's partition). Where a key is created (INSERT, or an UPDATE moving a
+            -- row onto it) and moved away within such a tie, the state decides: a creation
+            -- onto a key that is there must come after the move (`skip` the move that
+            -- follows it), a move of a key that is not there must come after the creation
+            -- (`undo` the creation that follows it).
             (acc, e) -> concat(acc, array(element_at(transform(
                 array(named_struct(
                     'present', coalesce(element_at(acc, -1).present, false),
                     'row', element_at(acc, -1).row,
-                    'row_count', coalesce(element_at(acc, -1).row_count, cast(0 as bigint))
+                    'row_count', coalesce(element_at(acc, -1).row_count, cast(0 as bigint)),
+                    'tied', coalesce(
+                        element_at(acc, -1).position.sort_key = e.position.sort_key
+                        and element_at(acc, -1).position.kafka_partition != e.position.kafka_partition,
+                        false
+                    ),
+                    'kind', element_at(acc, -1).kind,
+                    'was_present', element_at(acc, -1).was_present
                 )),
                 prev -> named_struct(
                     'position', e.position,
+                    'kind', e.kind,
                     'op', e.op,
                     'event_ts', e.event_ts,
                     'change_id', e.change_id,
                     'landing_batch_id', e.landing_batch_id,
                     'was_present', prev.present,
                     'present', case
+                        when prev.tied and e.kind = 'move_away' and prev.kind = 'create' and prev.was_present
+                        then prev.present
+                        when prev.tied and e.kind = 'create' and prev.kind = 'move_away' and not prev.was_present
+                        then false
                         when e.action in ('upsert', 'merge') then true
                         when e.action in ('delete', 'truncate') then false
                         else prev.row_count + e.delta > 0
                     end,
                     'row', case
+                        when prev.tied and e.kind = 'move_away' and prev.kind = 'create' and prev.was_present
+                        then prev.row
                         when e.action = 'upsert' then e.image
                         when e.action = 'merge' then {{ cdc_overlay('prev.row', 'e.image') }}
                         when e.action = 'count' then coalesce(e.image, prev.row)
                         else prev.row
                     end,
                     'row_count', case
+                        when prev.tied and e.kind = 'move_away' and prev.kind = 'create' and prev.was_present
+                        then prev.row_count
+                        when prev.tied and e.kind = 'create' and prev.kind = 'move_away' and not prev.was_present
+                        then cast(0 as bigint)
                         when e.action in ('upsert', 'merge') then cast(1 as bigint)
                         when e.action in ('delete', 'truncate') then cast(0 as bigint)
                         else greatest(prev.row_count + e.delta, cast(0 as bigint))
