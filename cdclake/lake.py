@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from cdclake import paths
 from cdclake.dbt_invoke import run_dbt
-from cdclake.landing import LandedFile, land
+from cdclake.landing import LandedFile, ensure_bronze, land
 from cdclake.runtime import get_session
 
 if TYPE_CHECKING:
@@ -50,4 +50,5 @@ class Lake:
             self.spark.sql(f"drop database if exists {schema} cascade")
             shutil.rmtree(paths.warehouse_dir() / f"{schema}.db", ignore_errors=True)
             self.spark.sql(f"create database {schema}")
+        ensure_bronze(self.spark)
         self.spark.catalog.clearCache()

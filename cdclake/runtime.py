@@ -63,6 +63,7 @@ def get_session() -> "SparkSession":
     paths.cdc_home().mkdir(parents=True, exist_ok=True)
     from pyspark.sql import SparkSession
 
+    from cdclake.landing import ensure_bronze
     from udfs import register_all
 
     builder = SparkSession.builder.enableHiveSupport()
@@ -72,6 +73,8 @@ def get_session() -> "SparkSession":
     for schema in ("bronze", "silver", "gold"):
         if not session.catalog.databaseExists(schema):
             session.sql(f"create database {schema}")
+    # an empty lake builds too (every model empty): the bronze table exists from the start
+    ensure_bronze(session)
     register_all(session)
     _session = session
     return session

@@ -41,12 +41,17 @@ checked as (
         columns.table_type,
         column_values.row_key,
         column_values.value_text,
+        {%- if spark_types %}
         case columns.table_type
         {%- for spark_type in spark_types %}
             when {{ cdc_sql_string(spark_type) }} then {{ cdc_cast_text('column_values.value_text', spark_type) }} is null
             {%- endfor %}
             else false
-        end as is_cast_failure
+        end
+        {%- else %}
+        -- no column of the lake has a type other than string: nothing can fail to cast
+        false
+        {%- endif %} as is_cast_failure
     from columns
     inner join column_values
         on columns.table_id = column_values.table_id and columns.column_name = column_values.column_name
