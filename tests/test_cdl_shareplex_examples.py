@@ -216,7 +216,6 @@ SP_BAD_MESSAGES = [
      "meta.rowid is missing: Shareplex Json names no key, the ROWID identifies the row"),
     (sp("ins", "A.B", "X", 1, "1.1.1", data={"C": "1"}).replace('"scn": "1"', '"scn": "12a"'),
      'meta.scn "12a" is not a number'),
-    (sp("ins", "A.B", "X", 1, "7-0-1", data={"C": "1"}), 'meta.trans "7-0-1" is not usn.slot.sqn'),
     (json.dumps({"meta": {"op": "ins", "table": "A.B", "rowid": "X", "scn": "1", "trans": "1.1.1"}, "data": "x"}),
      '"data" is not an object of column values'),
     (sp("ins", "A.B", "X", 1, "1.1.1"), 'ins message without "data"'),

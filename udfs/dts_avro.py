@@ -37,7 +37,8 @@ Canonical text of a value, by union branch (DESIGN §4.3, FORMATS.md §8 E1):
 - TimestampWithTimeZone: the DateTime text followed by its zone: an offset (`+08:00`,
   `-0500`, `+8`) as `+hh:mm`, `Z`/`UTC`/`GMT` as `Z`, a region name after a space
   (`2024-01-02T03:04:05 Asia/Shanghai`).
-- BinaryGeometry, BinaryObject: base64 of the bytes (one line). TextGeometry: the text.
+- BinaryGeometry, BinaryObject: base64 of the bytes (one line); a BinaryObject of a text
+  type (TEXT, TINYTEXT, MEDIUMTEXT, LONGTEXT, JSON) its UTF-8 text. TextGeometry: the text.
   TextObject: the text; type JSON compacted (whitespace outside strings removed, digits kept).
 - EmptyObject NULL and Avro null: SQL NULL. EmptyObject NONE: absent (partial image).
 
@@ -197,6 +198,22 @@ def _compact_json(text: str) -> str:
     return "".join(out)
 
 
+# BinaryObject types that hold text: DTS sends MySQL TEXT columns (and MariaDB's JSON,
+# which is LONGTEXT) as BinaryObject with one of these types (Alibaba's DTS demo reads
+# them so); the bytes are the text in UTF-8.
+_TEXT_OBJECTS = {"TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "JSON"}
+
+
+def _text_object(data: bytes, kind: str) -> tuple[str | None, str | None, bool]:
+    """The text of a BinaryObject of a text type; base64 when the bytes are not UTF-8
+    (the type then says so)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _b64(data), f"BinaryObject:{kind}:not-utf8", False
+    return (_compact_json(text) if kind.upper() == "JSON" else text), f"BinaryObject:{kind}", False
+
+
 def canonical(value: Any) -> tuple[str | None, str | None, bool]:
     """(canonical text, value type, is_missing) of one image value as fastavro reads it
     with return_record_name=True: None or (branch full name, datum)."""
@@ -221,6 +238,8 @@ def canonical(value: Any) -> tuple[str | None, str | None, bool]:
         return _datetime(datum), "DateTime", False
     if branch == "TimestampWithTimeZone":
         return _datetime(datum["value"]) + _zone(datum["timezone"]), "TimestampWithTimeZone", False
+    if branch == "BinaryObject" and str(datum["type"]).upper() in _TEXT_OBJECTS:
+        return _text_object(datum["value"], str(datum["type"]))
     if branch in ("BinaryGeometry", "BinaryObject"):
         return _b64(datum["value"]), f"{branch}:{datum['type']}", False
     if branch == "TextGeometry":

@@ -4,7 +4,10 @@
     `data`, `key`. Values are strings or null, kept as given.
 
     The format names no primary key, so the row identity is the Oracle ROWID of
-    `meta.rowid`: every image gets a column ROWID and pk_columns is ['ROWID'].
+    `meta.rowid`: every image gets a column ROWID and pk_columns is ['ROWID']; an Oracle
+    change (trans usn.slot.sqn, or none) without one is a reject. A source without ROWIDs (MySQL:
+    `rowid` null, `trans` its GTID) takes the key declared for the table (var
+    cdc_primary_keys), else the row is its own identity (no key).
 
     | meta.op                       | silver                                                  |
     |-------------------------------|---------------------------------------------------------|
@@ -20,7 +23,8 @@
     The document shows only ins/upd/del on the wire and lists the others by name, so op
     codes compare case-insensitively without spaces or underscores (`update before`,
     `UPDATE_BEFORE`, `updatebefore` are one code); anything else is a reject.
-    Ordering: (scn, the three numbers of trans usn.slot.sqn, seq).
+    Ordering: (scn, the three numbers of trans usn.slot.sqn, seq); a `trans` of another
+    form (a MySQL source's GTID) gives its sequence number in place of sqn.
 -#}
 {% macro decode_shareplex_json() -%}
 with
@@ -68,6 +72,7 @@ classified as (
             when op_code in ('updatebefore', 'updbefore') then 'UPDATE BEFORE'
             when op_code in ('updateafter', 'updafter') then 'UPDATE AFTER'
         end as action,
+        coalesce(trans rlike '^[0-9]{1,12}[.][0-9]{1,12}[.][0-9]{1,12}$', false) as is_oracle_trans,
         -- OWNER.TABLE, split on the first dot (a quoted table name may hold more)
         case when instr(table_field, '.') > 0 then substr(table_field, 1, instr(table_field, '.') - 1) end
             as owner_name,
@@ -89,12 +94,10 @@ checked as (
             when has_key and key_image is null then '"key" is not an object of column values'
             when scn_text is not null and not scn_text rlike '^[0-9]{1,38}$' then
                 'meta.scn "' || scn_text || '" is not a number'
-            when trans is not null and not trans rlike '^[0-9]{1,12}[.][0-9]{1,12}[.][0-9]{1,12}$' then
-                'meta.trans "' || trans || '" is not usn.slot.sqn'
             when seq_text is not null and not seq_text rlike '^[0-9]{1,18}$' then
                 'meta.seq "' || seq_text || '" is not a number'
             when action in ('INSERT', 'UPDATE', 'DELETE', 'UPDATE BEFORE', 'UPDATE AFTER')
-                and coalesce(trim(rowid), '') = '' then
+                and coalesce(trim(rowid), '') = '' and (trans is null or is_oracle_trans) then
                 'meta.rowid is missing: Shareplex Json names no key, the ROWID identifies the row'
             when action in ('INSERT', 'DELETE', 'UPDATE') and data is null then
                 vendor_op || ' message without "data"'
@@ -113,7 +116,12 @@ imaged as (
             when action in ('UPDATE BEFORE', 'UPDATE AFTER') then 'half'
             else 'change'
         end as record_kind,
-        map('ROWID', rowid) as rowid_image,
+        -- no ROWID (a source that has none): no ROWID column, the declared key or none
+        case when coalesce(trim(rowid), '') != '' then map('ROWID', rowid) else map() end as rowid_image,
+        case
+            when coalesce(trim(rowid), '') != '' then array('ROWID')
+            else {{ cdc_configured_primary_key(cdc_table_id('owner_name', 'cast(null as string)', 'table_name')) }}
+        end as key_columns,
         -- an update half: key overlaid with data (where each half puts its values is not documented)
         {{ cdc_overlay('key_image', 'data') }} as half_image,
         map_keys(coalesce(data, key_image, map())) as named_columns
@@ -130,7 +138,7 @@ final as (
         cast(null as string) as table_id,
         case when record_kind = 'change' then action end as op,
         vendor_op,
-        case when record_kind in ('change', 'half') then array('ROWID') end as pk_columns,
+        case when record_kind in ('change', 'half') then key_columns end as pk_columns,
         case
             when record_kind = 'reject' then null
             when action = 'DELETE' then {{ cdc_overlay('data', 'rowid_image') }}
@@ -156,9 +164,12 @@ final as (
             else transform(
                 array(
                     scn_text,
-                    coalesce(split_part(trans, '.', 1), '0'),
-                    coalesce(split_part(trans, '.', 2), '0'),
-                    coalesce(split_part(trans, '.', 3), '0'),
+                    case when is_oracle_trans then split_part(trans, '.', 1) else '0' end,
+                    case when is_oracle_trans then split_part(trans, '.', 2) else '0' end,
+                    case
+                        when is_oracle_trans then split_part(trans, '.', 3)
+                        else coalesce(cast({{ cdc_gtid_sequence('trans') }} as string), '0')
+                    end,
                     coalesce(seq_text, '0')
                 ),
                 n -> cast(n as decimal(38, 0))
