@@ -26,7 +26,9 @@
     - Values: JSON scalars as canonical text (numbers as their exact digits through the
       VARIANT, never a double; booleans true/false; strings as given), objects and arrays as
       compact JSON, JSON null as NULL (the column kept). There is no schema in a record:
-      column_types holds the JSON type seen (schema_of_variant).
+      column_types holds the JSON type seen (schema_of_variant). TIMESTAMP values are epoch
+      microseconds: a column whose type the table declares (var cdc_tables) as date,
+      datetime, timestamp or time reads as that (Java's Julian calendar before 1582).
 -#}
 {% macro decode_datahub_tuple() -%}
 {%- set meta_columns = ['_sequence_id_', '_operation_type_', '_execute_time_', '_excute_time_',
@@ -91,7 +93,8 @@ named as (
 keyed as (
     select
         *,
-        {{ cdc_configured_primary_key(cdc_table_id('db_name', 'schema_name', 'table_name')) }} as pk_names
+        {{ cdc_configured_primary_key(cdc_table_id('db_name', 'schema_name', 'table_name')) }} as pk_names,
+        {{ cdc_declared_columns(cdc_table_id('db_name', 'schema_name', 'table_name')) }} as declared_types
     from named
 ),
 
@@ -135,7 +138,7 @@ canonical as (
         case when reject_reason is not null then 'reject' when vendor_op = 'U' then 'half' else 'change' end
             as record_kind,
         case when reject_reason is null then
-            transform_values(row_values, (k, x) -> {{ _datahub_tuple_value('x') }})
+            transform_values(row_values, (k, x) -> {{ _datahub_tuple_value('x', 'declared_types[k]') }})
         end as image,
         case when reject_reason is null then
             transform_values(row_values, (k, x) -> schema_of_variant(x))
@@ -181,10 +184,21 @@ select * from final
 
 {#- Canonical text of one Tuple column value `x` (a VARIANT): JSON null -> NULL, objects
     and arrays -> compact JSON, numbers -> exact digits (a DOUBLE, i.e. an exponent or more
-    than 38 digits, as plain digits), booleans true/false, strings as given. -#}
-{% macro _datahub_tuple_value(x) -%}
+    than 38 digits, as plain digits), booleans true/false, strings as given. A TIMESTAMP
+    (epoch microseconds of a java.util.Date) of a column whose declared type (var
+    cdc_tables; `declared`, NULL when none) is date, datetime, timestamp or time is that. -#}
+{% macro _datahub_tuple_value(x, declared) -%}
+    {%- set us = "try_variant_get(" ~ x ~ ", '$', 'string')" -%}
     case
         when {{ x }} is null or is_variant_null({{ x }}) then cast(null as string)
+        when {{ cdc_base_type(declared) }} in ('date', 'datetime', 'timestamp', 'time')
+            and {{ us }} rlike '^-?[0-9]{1,18}$' then
+            case {{ cdc_base_type(declared) }}
+                when 'date' then {{ cdc_java_epoch_text(us, 1000000, 'date') }}
+                when 'datetime' then {{ cdc_java_epoch_text(us, 1000000, 'local') }}
+                when 'timestamp' then {{ cdc_java_epoch_text(us, 1000000, 'instant') }}
+                else {{ cdc_duration_text(us, 6) }}
+            end
         when schema_of_variant({{ x }}) like 'OBJECT%' or schema_of_variant({{ x }}) like 'ARRAY%'
             then to_json({{ x }})
         when schema_of_variant({{ x }}) in ('DOUBLE', 'FLOAT') or schema_of_variant({{ x }}) like 'DECIMAL%' then

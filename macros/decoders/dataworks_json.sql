@@ -183,16 +183,28 @@ typed as (
     from checked
 ),
 
+declared as (
+    -- the column types the table declares (var cdc_tables): DataWorks sends every
+    -- temporal column as DATE (epoch milliseconds); a declared date, datetime or time
+    -- reads it as that
+    select
+        *,
+        {{ cdc_declared_columns(cdc_table_id('db_name', 'schema_name', 'table_name')) }} as declared_types
+    from typed
+),
+
 canonical as (
     select
         *,
         case when record_kind in ('change', 'half') then
-            transform_values(image_before, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])') }})
+            transform_values(image_before, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])',
+                                                                          'declared_types[k]') }})
         end as before_image,
         case when record_kind in ('change', 'half') then
-            transform_values(image_after, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])') }})
+            transform_values(image_after, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])',
+                                                                         'declared_types[k]') }})
         end as after_image
-    from typed
+    from declared
 ),
 
 final as (
@@ -263,15 +275,24 @@ select * from final
 
 
 {#- Canonical text of one DataWorks column value `x` (a VARIANT) whose dataColumn type is
-    `t` (BOOLEAN, DOUBLE, DATE, BYTES, LONG, STRING; upper-case). -#}
-{% macro _dataworks_value(x, t) -%}
+    `t` (BOOLEAN, DOUBLE, DATE, BYTES, LONG, STRING; upper-case) and whose declared type
+    (var cdc_tables) is `declared` (NULL when none): a DATE is an instant, or the declared
+    date, datetime (wall clock) or time (a duration). -#}
+{% macro _dataworks_value(x, t, declared) -%}
+    {%- set ms = "try_variant_get(" ~ x ~ ", '$', 'string')" -%}
     case
         when {{ x }} is null or is_variant_null({{ x }}) then cast(null as string)
         when schema_of_variant({{ x }}) like 'OBJECT%' or schema_of_variant({{ x }}) like 'ARRAY%'
             then to_json({{ x }})
-        -- DATE: epoch milliseconds; DataWorks writes the instant, so UTC
-        when {{ t }} = 'DATE' and try_variant_get({{ x }}, '$', 'string') rlike '^-?[0-9]{1,15}$' then
-            {{ cdc_iso_instant("timestamp_millis(cast(try_variant_get(" ~ x ~ ", '$', 'string') as bigint))") }}
+        -- DATE: epoch milliseconds of a java.util.Date (Julian before 1582-10-15), UTC;
+        -- read as the declared type when the table declares one
+        when {{ t }} = 'DATE' and {{ ms }} rlike '^-?[0-9]{1,15}$' then
+            case {{ cdc_base_type(declared) }}
+                when 'date' then {{ cdc_java_epoch_text(ms, 1000, 'date') }}
+                when 'datetime' then {{ cdc_java_epoch_text(ms, 1000, 'local') }}
+                when 'time' then {{ cdc_duration_text(ms, 3) }}
+                else {{ cdc_java_epoch_text(ms, 1000, 'instant') }}
+            end
         -- BYTES: base64 of the bytes already; a line-broken rendering is joined
         when {{ t }} = 'BYTES' then regexp_replace(try_variant_get({{ x }}, '$', 'string'), '[\\r\\n]', '')
         when {{ t }} = 'BOOLEAN' then lower(try_variant_get({{ x }}, '$', 'string'))

@@ -133,8 +133,20 @@ imaged as (
         case
             when reject_reason is null and kind = 'change' and change_op != 'DELETE'
                 and size(after_values) = field_count then map_from_arrays(field_names, after_values)
-        end as after_image
+        end as after_image,
+        case when size(field_types) = field_count then map_from_arrays(field_names, field_types) end as type_map
     from checked
+),
+
+canonical as (
+    -- values as DRS JSON renders them, read the same way when the fields carry their
+    -- types (binary as Java byte-array text, TIMESTAMP as epoch seconds, doubles in Java
+    -- notation): see canal_family_value
+    select
+        * except (before_image, after_image),
+        {{ _drs_avro_values('before_image', 'type_map') }} as before_image,
+        {{ _drs_avro_values('after_image', 'type_map') }} as after_image
+    from imaged
 ),
 
 final as (
@@ -162,10 +174,7 @@ final as (
         after_image as after,
         false as before_is_partial,
         false as after_is_partial,
-        case
-            when record_kind = 'change' and kind = 'change' and size(field_types) = field_count
-                then map_from_arrays(field_names, field_types)
-        end as column_types,
+        case when record_kind = 'change' and kind = 'change' then type_map end as column_types,
         timestamp_millis(event_ms) as event_ts,
         -- the Kafka record time: DRS Avro carries no time of its own for the write
         kafka_ts as capture_ts,
@@ -183,7 +192,7 @@ final as (
         case when record_kind = 'marker' then concat_ws(' ', vendor_op, table_name) end as detail,
         case when record_kind = 'reject' then 'decode' end as reject_stage,
         reject_reason
-    from imaged
+    from canonical
 )
 
 select * from final
@@ -215,4 +224,16 @@ select * from final
         {%- endif -%}
     {%- endfor -%}
     {{- return(tojson(paths)) -}}
+{%- endmacro %}
+
+
+{#- An image of DRS Avro canonical: each value read by its field's type as DRS JSON's are
+    (canal_family_value); kept as given without types. -#}
+{% macro _drs_avro_values(image, types) -%}
+    case
+        when {{ types }} is null or {{ image }} is null then {{ image }}
+        else transform_values({{ image }}, (k, x) -> {{ canal_family_value(
+            'x', cdc_base_type(types ~ '[k]'), types ~ '[k]', 'drs_json'
+        ) }})
+    end
 {%- endmacro %}
