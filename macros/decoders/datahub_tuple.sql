@@ -138,7 +138,7 @@ canonical as (
         case when reject_reason is not null then 'reject' when vendor_op = 'U' then 'half' else 'change' end
             as record_kind,
         case when reject_reason is null then
-            transform_values(row_values, (k, x) -> {{ _datahub_tuple_value('x', 'declared_types[k]') }})
+            transform_values(row_values, (k, x) -> {{ _datahub_tuple_value('x', 'declared_types[k]', 'k', 'value_text') }})
         end as image,
         case when reject_reason is null then
             transform_values(row_values, (k, x) -> schema_of_variant(x))
@@ -186,9 +186,16 @@ select * from final
     and arrays -> compact JSON, numbers -> exact digits (a DOUBLE, i.e. an exponent or more
     than 38 digits, as plain digits), booleans true/false, strings as given. A TIMESTAMP
     (epoch microseconds of a java.util.Date) of a column whose declared type (var
-    cdc_tables; `declared`, NULL when none) is date, datetime, timestamp or time is that. -#}
-{% macro _datahub_tuple_value(x, declared) -%}
+    cdc_tables; `declared`, NULL when none) is date, datetime, timestamp or time is that.
+    `key` is the column's name and `raw` the message text: a number Spark's VARIANT holds
+    as a double (over 38 digits, or an exponent) is read from the text as written. -#}
+{% macro _datahub_tuple_value(x, declared, key, raw) -%}
     {%- set us = "try_variant_get(" ~ x ~ ", '$', 'string')" -%}
+    {%- set written -%}
+        coalesce(nullif(regexp_extract(
+            {{ raw }}, concat('"\\Q', {{ key }}, '\\E"\\s*:\\s*(-?[0-9][0-9.eE+-]*)'), 1
+        ), ''), {{ us }})
+    {%- endset -%}
     case
         when {{ x }} is null or is_variant_null({{ x }}) then cast(null as string)
         when {{ cdc_base_type(declared) }} in ('date', 'datetime', 'timestamp', 'time')
@@ -201,7 +208,11 @@ select * from final
             end
         when schema_of_variant({{ x }}) like 'OBJECT%' or schema_of_variant({{ x }}) like 'ARRAY%'
             then to_json({{ x }})
-        when schema_of_variant({{ x }}) in ('DOUBLE', 'FLOAT') or schema_of_variant({{ x }}) like 'DECIMAL%' then
+        -- a DOUBLE from a number of more than 38 digits or with an exponent: its digits as
+        -- written, found after the column's key in the message text (character classes
+        -- only: no repeated group runs over the message)
+        when schema_of_variant({{ x }}) in ('DOUBLE', 'FLOAT') then {{ cdc_plain_number(written) }}
+        when schema_of_variant({{ x }}) like 'DECIMAL%' then
             {{ cdc_plain_number("try_variant_get(" ~ x ~ ", '$', 'string')") }}
         else try_variant_get({{ x }}, '$', 'string')
     end

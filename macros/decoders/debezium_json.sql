@@ -418,28 +418,19 @@ select * from final
     (JsonConverter schemas.enable=false): map<column, struct<type, name, scale>> as the
     `column_schema` of a message with a schema; NULL when the table declares no columns. -#}
 {% macro _debezium_declared_schema(table_id) -%}
-    {%- set tables = [] -%}
-    {%- for table, spec in cdc_declared_tables().items() if spec.columns -%}
-        {%- do tables.append((table, spec)) -%}
-    {%- endfor -%}
-    {%- if not tables -%}
-    cast(null as map<string, struct<type: string, name: string, scale: string>>)
-    {%- else -%}
-    try_element_at(map(
-        {%- for table, spec in tables %}
-        {{ cdc_sql_string(table) }}, map(
-            {%- for column, sql_type in spec.columns.items() %}
-            {%- set t = _debezium_connect_type(sql_type, spec.dialect) %}
-            {{ cdc_sql_string(column) }}, named_struct(
-                'type', {{ cdc_sql_string(t[0]) }},
-                'name', {{ 'cast(null as string)' if t[1] is none else cdc_sql_string(t[1]) }},
-                'scale', {{ 'cast(null as string)' if t[2] is none else cdc_sql_string(t[2]) }}
-            ){{ ',' if not loop.last }}
-            {%- endfor %}
-        ){{ ',' if not loop.last }}
-        {%- endfor %}
-    ), {{ table_id }})
-    {%- endif -%}
+    {{ cdc_declared_lookup(table_id, _debezium_connect_struct,
+                           'map<string, struct<type: string, name: string, scale: string>>') }}
+{%- endmacro %}
+
+
+{#- The struct(type, name, scale) of _debezium_connect_type, as SQL. -#}
+{% macro _debezium_connect_struct(sql_type, dialect) -%}
+    {%- set t = _debezium_connect_type(sql_type, dialect) -%}
+    named_struct(
+        'type', {{ cdc_sql_string(t[0]) }},
+        'name', {{ 'cast(null as string)' if t[1] is none else cdc_sql_string(t[1]) }},
+        'scale', {{ 'cast(null as string)' if t[2] is none else cdc_sql_string(t[2]) }}
+    )
 {%- endmacro %}
 
 

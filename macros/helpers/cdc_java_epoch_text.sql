@@ -42,27 +42,3 @@
         {%- endif %}
     end
 {%- endmacro %}
-
-
-{#- The column types a table declares (var cdc_tables, macro cdc_declared_tables), as a
-    map<string,string> SQL expression for `table_id` (a SQL expression); NULL when the
-    table declares none. -#}
-{% macro cdc_declared_columns(table_id) -%}
-    {%- set tables = [] -%}
-    {%- for table, spec in cdc_declared_tables().items() if spec.columns -%}
-        {%- do tables.append((table, spec.columns)) -%}
-    {%- endfor -%}
-    {%- if not tables -%}
-    cast(null as map<string, string>)
-    {%- else -%}
-    try_element_at(map(
-        {%- for table, columns in tables %}
-        {{ cdc_sql_string(table) }}, map(
-            {%- for column, sql_type in columns.items() %}
-            {{ cdc_sql_string(column) }}, {{ cdc_sql_string(sql_type | string | lower) }}{{ ',' if not loop.last }}
-            {%- endfor %}
-        ){{ ',' if not loop.last }}
-        {%- endfor %}
-    ), {{ table_id }})
-    {%- endif -%}
-{%- endmacro %}
