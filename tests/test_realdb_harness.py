@@ -1,0 +1,251 @@
+"""The real-database harness: gold against the databases themselves.
+
+A throw-away MariaDB (binlog, ROW, FULL images and metadata) and a throw-away
+PostgreSQL (logical decoding) run a seeded workload (tests/realdb/workload.py: every
+common column type at its limits, hostile text, keyed, composite-keyed, varchar-keyed
+and keyless tables, multi-row statements, key changes, ADD and DROP COLUMN mid-stream,
+TRUNCATE, many changes to one key in one second). Their real change logs are rendered
+into every vendor format as the vendor writes it (tests/realdb/render_*.py), partitioned
+as the vendor partitions, read in interleaved partition chunks with 5% re-deliveries.
+Every stream lands in one lake under its own database name and the lake is built once;
+then every table of gold.cdc_current_rows is compared with `SELECT *` of the database,
+value by value by column type (tests/realdb/truth.py). A failure names the table, key,
+column, expected and actual value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from cdclake import synth
+from cdclake.lake import Lake
+from realdb import render_alibaba, render_canal, render_debezium
+from realdb.delivery import consumer_order, with_redeliveries
+from realdb.fixtures import capture_mariadb_workload, capture_postgres_workload
+from realdb.model import Capture, Row, TableSchema
+from realdb.truth import TableResult, compare_table, without_columns
+
+pytestmark = pytest.mark.realdb
+
+Renderer = Callable[..., list[synth.Record]]
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One vendor rendering of one capture, landed under database `db`."""
+
+    db: str
+    format_id: str
+    source: str  # "mariadb" or "postgres"
+    render: Renderer
+    # the vendor carries no TRUNCATE (or DDL): the expected state folds the log without it
+    without_truncate: bool = False
+    # the parts of a table id: db.table (MariaDB), db.schema.table (PostgreSQL), or
+    # schema.table (CDL 1.0 names no database)
+    id_parts: tuple[str, ...] = ("db", "table")
+    # column types the vendor cannot carry exactly (a full-type pattern -> why): left out
+    lost: tuple[tuple[str, str], ...] = ()
+    # the vendor's messages name no key: the harness declares the source's keys (var
+    # cdc_primary_keys), as a user of such a format does
+    declare_keys: bool = False
+    # the vendor's messages carry no types: the harness declares the source's column types
+    # (var cdc_tables), as a user of such a format does
+    declare_columns: bool = False
+    # the vendor writes dates through java.util.Date: the ten days 1582-10-05..14, which
+    # its calendar does not have, come out ten days later (it reads them as Julian dates)
+    java_dates: bool = False
+    # the vendor types JSON columns as text: their documents are compared as written
+    json_as_text: bool = False
+    # why this stream does not match yet (an open defect), or None
+    open_defect: str | None = None
+
+
+BINARY_N = (r"binary\(\d+\)", "BINARY(n): the binlog strips trailing zero bytes and the message gives no length")
+MILLISECONDS = (r"(datetime|timestamp|time)\([4-6]\)", "java.util.Date: milliseconds only")
+
+PG_IDS = ("db", "schema", "table")
+PG_CONNECT_MS = (r"(timestamp|time)(\([4-6]\))? with(out)? time zone",
+                 "Kafka Connect Timestamp and Time: milliseconds only")
+
+STREAMS = [
+    Stream("rdb_canal", "canal_json", "mariadb", render_canal.render_canal_json),
+    Stream("rdb_dts_canal", "canal_json", "mariadb", render_canal.render_canal_json_dts),
+    Stream("rdb_canal_legacy", "canal_json_legacy", "mariadb", render_canal.render_canal_json_legacy),
+    Stream("rdb_drs", "drs_json", "mariadb", render_canal.render_drs_json, lost=(BINARY_N,)),
+    Stream("rdb_drs_c", "drs_json_c", "mariadb", render_canal.render_drs_json_c, lost=(BINARY_N,)),
+    Stream("rdb_dbz", "debezium_json", "mariadb",
+           lambda c, db, topic: render_debezium.render_debezium_mysql(c, db, topic, schemas=True),
+           lost=((r"bigint\(\d+\) unsigned", "bigint.unsigned.handling.mode=long (the default) wraps 2^63 and up"),
+                 (r"year(\(4\))?", "Debezium sends YEAR 0000 as 1900"))),
+    Stream("rdb_dbz_plain", "debezium_json", "mariadb",
+           lambda c, db, topic: render_debezium.render_debezium_mysql(c, db, topic, schemas=False),
+           declare_columns=True,
+           lost=((r"bigint\(\d+\) unsigned", "bigint.unsigned.handling.mode=long (the default) wraps 2^63 and up"),
+                 (r"year(\(4\))?", "Debezium sends YEAR 0000 as 1900"))),
+    Stream("rdb_dataworks", "dataworks_json", "mariadb", render_alibaba.render_dataworks_json,
+           without_truncate=True, lost=(BINARY_N, MILLISECONDS), declare_columns=True, java_dates=True),
+    Stream("rdb_datahub", "datahub_tuple", "mariadb", render_alibaba.render_datahub_tuple, without_truncate=True,
+           declare_keys=True, declare_columns=True, java_dates=True,
+           lost=(BINARY_N, MILLISECONDS,
+                 (r"(tiny|medium|long)?blob|varbinary\(\d+\)", "DataHub Tuple has no binary type: UTF-8 text"))),
+    Stream("rdb_shareplex", "shareplex_json", "mariadb", render_alibaba.render_shareplex_json, declare_keys=True,
+           lost=((r"(tiny|medium|long)?blob|(var)?binary\(\d+\)",
+                  "Shareplex Json carries no types: binary as hex text cannot be told from text"),)),
+    Stream("rdb_dts_avro", "dts_avro", "mariadb", render_alibaba.render_dts_avro, lost=(BINARY_N,)),
+    Stream("rdb_drs_avro", "drs_avro", "mariadb", render_alibaba.render_drs_avro, lost=(BINARY_N,), declare_keys=True),
+    Stream("pg_dbz", "debezium_json", "postgres",
+           lambda c, db, topic: render_debezium.render_debezium_postgres(c, db, topic, schemas=True),
+           id_parts=PG_IDS),
+    Stream("pg_drs", "drs_json", "postgres", render_canal.render_drs_json_postgres, id_parts=PG_IDS),
+    # CDL sends neither TRUNCATE nor DDL (the vendor page shows PostgreSQL sources only)
+    Stream("pg_cdl", "cdl_json", "postgres", render_debezium.render_cdl_json, without_truncate=True,
+           id_parts=("schema", "table"), json_as_text=True, lost=(PG_CONNECT_MS,)),
+    Stream("pg_cdl2", "debezium_json", "postgres", render_debezium.render_cdl_debezium, without_truncate=True,
+           id_parts=PG_IDS, json_as_text=True,
+           lost=((r"time(\([4-6]\))? without time zone", "Kafka Connect Time: milliseconds only"),)),
+]
+
+
+@dataclass
+class Harness:
+    lake: Lake
+    captures: dict[str, Capture]
+    results: dict[str, list[TableResult]]
+
+
+def as_delivered(capture: Capture, json_as_text: bool) -> Capture:
+    """JSON columns compared as text where the vendor sees text: MariaDB's JSON is LONGTEXT
+    with a check (every vendor sees text, and the database gives back the document as it
+    was written), and some vendors type PostgreSQL json/jsonb as plain strings."""
+    if capture.source != "mariadb" and not json_as_text:
+        return capture
+    final = {}
+    for key, (schema, rows) in capture.final.items():
+        columns = tuple(replace(c, type="text") if c.type in ("json", "jsonb") else c for c in schema.columns)
+        final[key] = (replace(schema, columns=columns), rows)
+    return replace(capture, final=final)
+
+
+GREGORIAN_GAP = (dt.date(1582, 10, 5), dt.date(1582, 10, 14))
+
+
+def as_java_wrote(rows: list[Row]) -> list[Row]:
+    """The rows with the dates Java's calendar cannot hold (1582-10-05 to 1582-10-14,
+    skipped by the Gregorian reform) moved ten days on, as java.util.Date writes them."""
+    def moved(value: Any) -> Any:
+        day = value.date() if isinstance(value, dt.datetime) else value
+        if isinstance(day, dt.date) and GREGORIAN_GAP[0] <= day <= GREGORIAN_GAP[1]:
+            return value + dt.timedelta(days=10)
+        return value
+    return [{k: moved(v) for k, v in row.items()} for row in rows]
+
+
+def table_id(stream: Stream, schema: TableSchema) -> str:
+    parts = {"db": stream.db, "schema": schema.schema, "table": schema.name}
+    return ".".join(parts[p] or "" for p in stream.id_parts).lower()
+
+
+def expected_tables(stream: Stream, capture: Capture) -> dict[str, tuple[TableSchema, list]]:
+    """Table id -> (schema now, rows now): SELECT * of the database. A vendor that cannot
+    carry TRUNCATE cannot give the state of a truncated table: those are left out."""
+    truncated = {(e.db, e.table) for e in capture.events if e.op == "TRUNCATE"} if stream.without_truncate else set()
+    return {table_id(stream, schema): (schema, as_java_wrote(rows) if stream.java_dates else rows)
+            for schema, rows in capture.final.values()
+            if (schema.db, schema.name) not in truncated and (schema.schema, schema.name) not in truncated}
+
+
+@pytest.fixture(scope="module")
+def harness(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Harness:
+    tmp = tmp_path_factory.mktemp("realdb")
+    captures = {"mariadb": capture_mariadb_workload(tmp / "mariadb"),
+                "postgres": capture_postgres_workload(tmp / "postgres")}
+    lake.reset()
+    for n, stream in enumerate(STREAMS):
+        topic = f"{stream.db}.cdc"
+        records = stream.render(captures[stream.source], stream.db, topic)
+        delivered = consumer_order(with_redeliveries(records, 0.05, seed=n), seed=n)
+        path = tmp / f"{stream.db}.jsonl"
+        synth.write_records(path, delivered)
+        lake.land([path], declared_format=stream.format_id)
+    lake.build("--vars", json.dumps({"cdc_primary_keys": declared_keys(captures),
+                                     "cdc_tables": declared_tables(captures)}))
+    gold: dict[str, list[tuple[dict, int]]] = {}
+    for r in lake.rows("select table_id, row, row_count from gold.cdc_current_rows"):
+        gold.setdefault(r["table_id"], []).append((r["row"], r["row_count"]))
+    results = {
+        stream.db: [compare_table(tid, without_columns(schema, dict(stream.lost)), rows, gold.get(tid, []))
+                    for tid, (schema, rows) in expected_tables(
+                stream, as_delivered(captures[stream.source], stream.json_as_text)).items()]
+        for stream in STREAMS
+    }
+    return Harness(lake, captures, results)
+
+
+def declared_keys(captures: dict[str, Capture]) -> dict[str, list[str]]:
+    """The key columns of every keyed table, for the streams whose vendor names none."""
+    return {table_id(stream, schema): list(schema.pk)
+            for stream in STREAMS if stream.declare_keys
+            for schema in captures[stream.source].tables() if schema.pk}
+
+
+def declared_tables(captures: dict[str, Capture]) -> dict[str, dict]:
+    """Key and column types of every table, for the streams whose vendor sends no types
+    (the types as the vendor sees them: MariaDB's JSON is LONGTEXT)."""
+    return {table_id(stream, schema): {"primary_key": list(schema.pk), "dialect": stream.source.replace("mariadb", "mysql"),
+                                       "columns": {c.name: c.type for c in schema.columns}}
+            for stream in STREAMS if stream.declare_columns
+            for schema in as_delivered(captures[stream.source], False).tables()}
+
+
+def report(results: list[TableResult], limit: int = 40) -> str:
+    """Per table its count of differences, then per column how many and the first one
+    (table, key, column, expected, actual)."""
+    lines = [f"{r.table}: {len(r.mismatches)} differences ({r.rows_expected} rows expected, "
+             f"{r.rows_actual} in gold)" for r in results if not r.exact]
+    by_column: dict[tuple[str, str], list] = {}
+    for r in results:
+        for m in r.mismatches:
+            by_column.setdefault((m.table, m.column), []).append(m)
+    first = [f"[{len(ms)}x] {ms[0]}" for ms in by_column.values()][:limit]
+    return "\n".join(lines + ["differences by column (count, first):"] + first)
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=lambda s: s.db)
+def test_gold_equals_the_database(harness: Harness, stream: Stream, request: pytest.FixtureRequest):
+    if stream.open_defect:
+        request.applymarker(pytest.mark.xfail(reason=stream.open_defect, strict=True))
+    results = harness.results[stream.db]
+    assert results, f"no tables for {stream.db}"
+    assert all(r.exact for r in results), report(results)
+
+
+def test_every_record_of_every_stream_is_accounted_for(harness: Harness):
+    """No stream lost a record: each bronze record is a change, DDL, marker, half,
+    reject or duplicate (the dbt test checks the same in the build), and no stream of a
+    real database produced a reject."""
+    rejects = harness.lake.rows(
+        "select topic, reject_stage, reject_reason, count(*) as n from silver.cdc_rejects "
+        "group by topic, reject_stage, reject_reason order by n desc")
+    assert rejects == []
+
+
+def results_table(harness: Harness) -> str:
+    """Exact tables per stream, for the closing note and BENCHMARKS-style reports."""
+    rows = [f"| {s.db} | {s.format_id} | {sum(r.exact for r in harness.results[s.db])} / "
+            f"{len(harness.results[s.db])} |" for s in STREAMS]
+    return "\n".join(["| stream | format | exact tables |", "|---|---|---|", *rows])
+
+
+def test_print_results(harness: Harness, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    """The per-stream result table, printed (pytest -s) and written beside the lake."""
+    text = results_table(harness)
+    (tmp_path / "realdb_results.md").write_text(text + "\n", encoding="utf-8")
+    with capsys.disabled():
+        print("\n" + text)
+    assert text.count("\n") == len(STREAMS) + 1
