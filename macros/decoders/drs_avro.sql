@@ -134,7 +134,11 @@ imaged as (
             when reject_reason is null and kind = 'change' and change_op != 'DELETE'
                 and size(after_values) = field_count then map_from_arrays(field_names, after_values)
         end as after_image,
-        case when size(field_types) = field_count then map_from_arrays(field_names, field_types) end as type_map
+        -- only for a message that passed the checks: a column named twice must stay a reject
+        case
+            when reject_reason is null and kind = 'change' and size(field_types) = field_count
+                then map_from_arrays(field_names, field_types)
+        end as type_map
     from checked
 ),
 
@@ -232,8 +236,14 @@ select * from final
 {% macro _drs_avro_values(image, types) -%}
     case
         when {{ types }} is null or {{ image }} is null then {{ image }}
-        else transform_values({{ image }}, (k, x) -> {{ canal_family_value(
-            'x', cdc_base_type(types ~ '[k]'), types ~ '[k]', 'drs_json'
-        ) }})
+        else transform_values({{ image }}, (k, x) -> case
+            -- binary as DRS JSON writes it (a Java byte-array literal, bytea hex), else as
+            -- given (a schema whose values are canonical text already)
+            when {{ cdc_base_type(types ~ '[k]') }} in (
+                'binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw'
+            ) and not x rlike '^\\[[-0-9, ]*\\]$'
+                and not ({{ cdc_base_type(types ~ '[k]') }} = 'bytea' and x rlike '^\\\\x[0-9a-fA-F]*$') then x
+            else {{ canal_family_value('x', cdc_base_type(types ~ '[k]'), types ~ '[k]', 'drs_json') }}
+        end)
     end
 {%- endmacro %}
