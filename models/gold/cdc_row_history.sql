@@ -336,13 +336,20 @@ folded as (
                     'present', coalesce(element_at(acc, -1).present, false),
                     'row', element_at(acc, -1).row,
                     'row_count', coalesce(element_at(acc, -1).row_count, cast(0 as bigint)),
-                    'tied', coalesce(
+                    'skip', coalesce(
                         element_at(acc, -1).position.sort_key = e.position.sort_key
-                        and element_at(acc, -1).position.kafka_partition != e.position.kafka_partition,
+                        and element_at(acc, -1).position.kafka_partition != e.position.kafka_partition
+                        and e.kind = 'move_away' and element_at(acc, -1).kind = 'create'
+                        and element_at(acc, -1).was_present,
                         false
                     ),
-                    'kind', element_at(acc, -1).kind,
-                    'was_present', element_at(acc, -1).was_present
+                    'undo', coalesce(
+                        element_at(acc, -1).position.sort_key = e.position.sort_key
+                        and element_at(acc, -1).position.kafka_partition != e.position.kafka_partition
+                        and e.kind = 'create' and element_at(acc, -1).kind = 'move_away'
+                        and not element_at(acc, -1).was_present,
+                        false
+                    )
                 )),
                 prev -> named_struct(
                     'position', e.position,
@@ -353,27 +360,22 @@ folded as (
                     'landing_batch_id', e.landing_batch_id,
                     'was_present', prev.present,
                     'present', case
-                        when prev.tied and e.kind = 'move_away' and prev.kind = 'create' and prev.was_present
-                        then prev.present
-                        when prev.tied and e.kind = 'create' and prev.kind = 'move_away' and not prev.was_present
-                        then false
+                        when prev.skip then prev.present
+                        when prev.undo then false
                         when e.action in ('upsert', 'merge') then true
                         when e.action in ('delete', 'truncate') then false
                         else prev.row_count + e.delta > 0
                     end,
                     'row', case
-                        when prev.tied and e.kind = 'move_away' and prev.kind = 'create' and prev.was_present
-                        then prev.row
+                        when prev.skip then prev.row
                         when e.action = 'upsert' then e.image
                         when e.action = 'merge' then {{ cdc_overlay('prev.row', 'e.image') }}
                         when e.action = 'count' then coalesce(e.image, prev.row)
                         else prev.row
                     end,
                     'row_count', case
-                        when prev.tied and e.kind = 'move_away' and prev.kind = 'create' and prev.was_present
-                        then prev.row_count
-                        when prev.tied and e.kind = 'create' and prev.kind = 'move_away' and not prev.was_present
-                        then cast(0 as bigint)
+                        when prev.skip then prev.row_count
+                        when prev.undo then cast(0 as bigint)
                         when e.action in ('upsert', 'merge') then cast(1 as bigint)
                         when e.action in ('delete', 'truncate') then cast(0 as bigint)
                         else greatest(prev.row_count + e.delta, cast(0 as bigint))
