@@ -99,7 +99,7 @@ def load_schema(path: str) -> WriterSchema:
 def _load_all(spec: str | None) -> list[WriterSchema] | str:
     try:
         paths = schema_list(spec)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, RecursionError) as exc:  # RecursionError: JSON nested too deeply
         return f"schema_paths is not a JSON array of paths ({exc})"
     loaded: list[WriterSchema] = []
     for path in paths:

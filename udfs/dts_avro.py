@@ -21,7 +21,7 @@ The result is one JSON object:
   "error": null | why the value could not be read}`
 
 Canonical text of a value, by union branch (DESIGN §4.3, FORMATS.md §8 E1):
-- Integer: its digits as sent. Decimal: its text as sent (an exponent is written out).
+- Integer: its digits as sent. Decimal: its text as sent (an exponent up to 131072 is written out).
 - Character: the bytes decoded with the MySQL charset (utf8/utf8mb3/utf8mb4 UTF-8, latin1
   as MySQL's cp1252, gbk, gb2312, gb18030, big5, ucs2/utf16 big-endian, utf32 ...); the
   charset `binary`, an unknown charset or bytes invalid in it: base64 of the bytes, and the
@@ -71,6 +71,10 @@ NOOP_LENGTH = 48
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2}):?(\d{2})?$")
 _EXPONENT = re.compile(r"[eE]")
+# the largest exponent a Decimal's text is written out with: PostgreSQL's numeric holds 131072
+# digits before the point (MySQL 65); a larger one is kept as sent (1E+999999999 would be a
+# billion digits)
+_MAX_EXPONENT = 131072
 
 # MySQL charset names -> Python codecs (None: not text, always base64)
 _CHARSETS: dict[str, str | None] = {
@@ -132,9 +136,10 @@ def _character(charset: str, data: bytes) -> tuple[str, str]:
 def _decimal(text: str) -> str:
     if _EXPONENT.search(text):
         try:
-            return format(Decimal(text), "f")
+            value = Decimal(text)
         except InvalidOperation:
             return text
+        return format(value, "f") if abs(value.adjusted()) <= _MAX_EXPONENT else text
     return text
 
 
@@ -175,10 +180,10 @@ def _zone(timezone_text: str) -> str:
 
 def _compact_json(text: str) -> str:
     """JSON text without whitespace outside strings (numbers keep their digits); text
-    that is not JSON is returned as it is."""
+    that is not JSON, or nested too deeply for Python's reader, is returned as it is."""
     try:
         json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     out, in_string, escaped = [], False, False
     for ch in text:

@@ -12,7 +12,8 @@ shell syntax, see udfs/mongo_shell.py) and returns JSON:
 
 `cdc_fold_documents(events)` folds the changes of one document in order, applying update
 operators the way MongoDB does, and returns the canonical fields after each change. Gold
-calls it only for documents that got an operator update; the others fold in SQL.
+calls it only for documents that got an operator update; the others fold in SQL. Events
+text that is not such events (gold never sends one) folds to NULL.
 
 Supported update operators: $set, $unset, $inc, $mul, $min, $max, $rename, $push and
 $addToSet (with $each), $pop, $setOnInsert (no effect on an update); dotted paths (`a.b`,
@@ -27,12 +28,13 @@ is not the source's (changes missing upstream).
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from udfs.mongo_shell import MongoSyntaxError, Number, canonical, dumps, parse, type_name
+from udfs.mongo_shell import MongoSyntaxError, Number, bson_decimal, canonical, dumps, parse, type_name
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -40,6 +42,10 @@ if TYPE_CHECKING:
 OPERATORS = ("$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$push", "$addToSet", "$pop",
              "$setOnInsert")
 Document = dict[str, Any]
+_ARRAY_INDEX = re.compile(r"[0-9]{1,8}")
+# the largest array index a path can name: a MongoDB document holds at most 16 MiB, and an
+# array element takes at least 3 bytes of it (type byte, index digits, NUL)
+_MAX_INDEX = 16 * 1024 * 1024 // 3
 
 
 class PatchError(ValueError):
@@ -121,15 +127,13 @@ def _load(text: str) -> Any:
 
 
 def _decimal(value: Any) -> Decimal | None:
+    """The value of a number (None for NaN, Infinity and what no BSON number holds)."""
     if isinstance(value, Number):
-        return Decimal(value)
+        return bson_decimal(value)
     if isinstance(value, dict) and len(value) == 1:
         inner = value.get("$numberDecimal", value.get("$numberLong", value.get("$numberInt")))
         if isinstance(inner, str):
-            try:
-                return Decimal(inner)
-            except InvalidOperation:
-                return None
+            return bson_decimal(inner)
     return None
 
 
@@ -148,7 +152,7 @@ def _walk(doc: Document, path: str, create: bool) -> tuple[Any, str | int] | Non
         last = i == len(parts) - 1
         key: str | int = part
         if isinstance(node, list):
-            if not part.isdigit():
+            if not _ARRAY_INDEX.fullmatch(part) or int(part) > _MAX_INDEX:
                 raise PatchError(f"path {path!r} indexes an array with {part!r}")
             key = int(part)
         elif not isinstance(node, dict):
@@ -246,6 +250,8 @@ def _extreme(doc: Document, path: str, operand: Any, op: str) -> None:
 
 def _array_add(doc: Document, path: str, operand: Any, op: str) -> None:
     items = operand["$each"] if isinstance(operand, dict) and "$each" in operand else [operand]
+    if not isinstance(items, list):
+        raise PatchError(f"{op} $each needs an array")
     present, current = _get(doc, path)
     if not present or current is None:
         current = []
@@ -294,25 +300,39 @@ def apply_operators(doc: Document, ops: Document) -> Document:
     return result
 
 
+def _event_document(text: Any, patch: bool) -> Document:
+    """The JSON object an event's `document` holds; for a patch, update operators `decode_change` accepts."""
+    doc = _load(text) if isinstance(text, str) else None
+    if not isinstance(doc, dict):
+        raise PatchError("an event's document is not a JSON object")
+    if patch:
+        _check_operators({k: v for k, v in doc.items() if k != "_id"})
+    return doc
+
+
 def fold_documents(events: list[Document]) -> list[dict[str, str | None] | None]:
     """Canonical fields of the document after each event (None: no document).
 
     An event is {"action": upsert | merge | patch | delete | truncate, "document": JSON text
     (upsert: the whole document; patch: operators plus `_id`), "image": canonical fields}.
     A patch of a document gold has not seen starts from `{_id}` (like a partial update of
-    an unknown row in the other formats)."""
+    an unknown row in the other formats). An event not of this form raises PatchError."""
     doc: Document | None = None
     out: list[dict[str, str | None] | None] = []
     for event in events:
+        if not isinstance(event, dict):
+            raise PatchError("an event is not a JSON object")
         action, text, image = event.get("action"), event.get("document"), event.get("image")
         if action in ("delete", "truncate"):
             doc = None
         elif action == "patch" and text is not None:
-            ops = _load(text)
-            doc = apply_operators(doc if doc is not None else {"_id": ops["_id"]}, ops)
+            ops = _event_document(text, patch=True)
+            doc = apply_operators(doc if doc is not None else {"_id": ops.get("_id")}, ops)
         elif text is not None:
-            doc = _load(text)
+            doc = _event_document(text, patch=False)
         elif image is not None:  # a change that came without its document: its fields as text
+            if not isinstance(image, dict) or not all(v is None or isinstance(v, str) for v in image.values()):
+                raise PatchError("an event's image is not a map of text")
             base = dict(doc or {}) if action == "merge" else {}
             base.update(image)
             doc = base
@@ -320,9 +340,21 @@ def fold_documents(events: list[Document]) -> list[dict[str, str | None] | None]
     return out
 
 
+def _fold(events: str) -> str | None:
+    """The folded documents of one key's events text, as JSON; None when the text is not the
+    events gold sends (not JSON, not a list of events, nested too deeply to read)."""
+    try:
+        parsed = _load(events)  # numbers as text: json.loads refuses an int of more than 4300 digits
+        if not isinstance(parsed, list):
+            return None
+        # ASCII: a \u escape of half a surrogate pair stays an escape (Arrow text cannot hold it)
+        return json.dumps(fold_documents(parsed))
+    except (json.JSONDecodeError, PatchError, RecursionError):
+        return None
+
+
 def _fold_series(events: pd.Series) -> pd.Series:
-    return pd.Series([None if e is None else json.dumps(fold_documents(json.loads(e)), ensure_ascii=False)
-                      for e in events], dtype=object)
+    return pd.Series([None if e is None else _fold(e) for e in events], dtype=object)
 
 
 def register(spark: "SparkSession") -> None:

@@ -22,9 +22,12 @@ exactly as written:
 | `undefined` | `null` |
 
 Words such as `ObjectId(` inside string literals are text: the parser reads tokens, it
-does not rewrite the text with patterns. `canonical` gives the canonical text of one value
-(DESIGN §4.3): strings as they are, numbers as plain digits, ObjectId as its hex, dates as
-ISO-8601 UTC, binary as base64, UUID as its text, documents and arrays as compact JSON.
+does not rewrite the text with patterns. What no BSON document holds is a syntax error:
+nesting deeper than 200 levels, a `\\u` escape that is half of a surrogate pair, a date
+outside years 1 to 9999, a BinData subtype outside 0 to 255. `canonical` gives the canonical
+text of one value (DESIGN §4.3): strings as they are, numbers as plain digits (as written
+when beyond Decimal128's exponents), ObjectId as its hex, dates as ISO-8601 UTC, binary as
+base64, UUID as its text, documents and arrays as compact JSON.
 """
 
 from __future__ import annotations
@@ -33,17 +36,27 @@ import base64
 import binascii
 import json
 import re
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Iterator
 
-__all__ = ["MongoSyntaxError", "Number", "parse", "to_json", "canonical", "type_name", "dumps"]
+__all__ = ["MongoSyntaxError", "Number", "parse", "to_json", "canonical", "type_name", "dumps", "bson_decimal"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _SHELL_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _HEX24 = re.compile(r"[0-9a-fA-F]{24}")
+_REGEX_FLAGS = re.compile(r"[a-z]*")
+# documents, arrays and constructor calls nested deeper than this are refused: twice the
+# 100 levels of nesting MongoDB allows a document (update operators add levels)
+_MAX_DEPTH = 200
+# a BSON number's exponents: Decimal128 holds 1E-6176 to 9.99..E+6144 (a double less)
+_MAX_EXPONENT = 6176
+# the epoch milliseconds a datetime holds (years 1 to 9999)
+_MIN_MILLIS = -62_135_596_800_000
+_MAX_MILLIS = 253_402_300_799_999
 
 
 class MongoSyntaxError(ValueError):
@@ -52,6 +65,16 @@ class MongoSyntaxError(ValueError):
 
 class Number(str):
     """A number as its JSON literal text (exact: never through float)."""
+
+
+def bson_decimal(text: str) -> Decimal | None:
+    """The value of a number's text when a BSON number can hold it (finite, its exponent
+    within Decimal128's); None for anything else (not a number, NaN, 1e999999999 ...)."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() and abs(value.adjusted()) <= _MAX_EXPONENT else None
 
 
 def _number(text: str) -> Any:
@@ -63,10 +86,9 @@ def _number(text: str) -> Any:
         return {"$numberDouble": text}
     if _JSON_NUMBER.fullmatch(text):
         return Number(text)
-    try:  # shell spellings JSON lacks: "1.", ".5", "01"
-        value = Decimal(text)
-    except InvalidOperation as exc:
-        raise MongoSyntaxError(f"not a number: {text!r}") from exc
+    value = bson_decimal(text)  # shell spellings JSON lacks: "1.", ".5", "01"
+    if value is None:
+        raise MongoSyntaxError(f"not a number a BSON value holds: {text!r}")
     return Number(format(value, "f"))
 
 
@@ -87,7 +109,10 @@ def _date_from_text(text: str) -> str:
         raise MongoSyntaxError(f"not an ISO-8601 date: {text!r}") from exc
     if moment.tzinfo is None:  # the shell reads a zone-less ISODate as UTC
         moment = moment.replace(tzinfo=timezone.utc)
-    return _iso(moment)
+    try:
+        return _iso(moment)
+    except OverflowError as exc:  # in UTC before year 1 or after 9999
+        raise MongoSyntaxError(f"date out of range: {text!r}") from exc
 
 
 def _date_from_millis(millis: str) -> str:
@@ -95,6 +120,8 @@ def _date_from_millis(millis: str) -> str:
         value = Decimal(millis)
     except InvalidOperation as exc:
         raise MongoSyntaxError(f"not epoch milliseconds: {millis!r}") from exc
+    if not _MIN_MILLIS <= value <= _MAX_MILLIS:
+        raise MongoSyntaxError(f"epoch milliseconds out of range: {millis!r}")
     return _iso(_EPOCH + timedelta(milliseconds=int(value)))
 
 
@@ -102,6 +129,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0
 
     # -- lexing helpers ------------------------------------------------------------------
     def error(self, message: str) -> MongoSyntaxError:
@@ -122,6 +150,15 @@ class _Parser:
                 self.pos = end + 2
             else:
                 break
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        """One level deeper (a document, array or constructor call); refused past _MAX_DEPTH."""
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise self.error(f"nested more than {_MAX_DEPTH} levels deep")
+        yield
+        self.depth -= 1
 
     def peek(self) -> str:
         self.skip()
@@ -155,7 +192,7 @@ class _Parser:
             char = text[self.pos]
             if char == quote:
                 self.pos += 1
-                return "".join(out)
+                return self.joined(out)
             if char == "\\":
                 self.pos += 1
                 if self.pos >= n:
@@ -181,6 +218,14 @@ class _Parser:
                 continue
             out.append(char)
             self.pos += 1
+
+    def joined(self, chars: list[str]) -> str:
+        """A string's characters; the \\u escapes of a surrogate pair make one character."""
+        text = "".join(chars)
+        try:
+            return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+        except UnicodeDecodeError:
+            raise self.error("a \\u escape is half of a surrogate pair") from None
 
     # -- grammar -------------------------------------------------------------------------
     def document(self) -> dict[str, Any]:
@@ -234,9 +279,11 @@ class _Parser:
     def value(self) -> Any:
         char = self.peek()
         if char == "{":
-            return self.document()
+            with self.nested():
+                return self.document()
         if char == "[":
-            return self.array()
+            with self.nested():
+                return self.array()
         if char in ("'", '"'):
             return self.string()
         if char == "/":
@@ -269,7 +316,8 @@ class _Parser:
             self.pos = start
             raise self.error(f"unknown word {name!r}")
         self.pos += 1
-        args = self.arguments()
+        with self.nested():
+            args = self.arguments()
         return self.construct(name, args, start)
 
     def arguments(self) -> list[Any]:
@@ -304,7 +352,7 @@ class _Parser:
             if char == "/":
                 break
             out.append(char)
-        flags = re.match(r"[a-z]*", text[self.pos:]).group()  # type: ignore[union-attr]
+        flags = _REGEX_FLAGS.match(text, self.pos).group()  # type: ignore[union-attr]
         self.pos += len(flags)
         return {"$regularExpression": {"pattern": "".join(out), "options": "".join(sorted(flags))}}
 
@@ -361,7 +409,10 @@ class _Parser:
                 raise self.error("Timestamp needs (seconds, increment)")
             return {"$timestamp": {"t": seconds, "i": increment}}
         if name in ("BinData", "HexData"):
-            sub_type = arg(0, Number)
+            sub_type = Decimal(arg(0, Number))
+            if not 0 <= sub_type <= 255:
+                self.pos = start
+                raise self.error(f"{name} subtype {args[0]} is not 0 to 255")
             payload = arg(1, str)
             try:
                 raw = bytes.fromhex(payload) if name == "HexData" else base64.b64decode(payload, validate=True)
@@ -369,7 +420,7 @@ class _Parser:
                 self.pos = start
                 raise self.error(f"{name} payload is not {'hex' if name == 'HexData' else 'base64'}") from None
             return {"$binary": {"base64": base64.b64encode(raw).decode("ascii"),
-                                "subType": format(int(Decimal(sub_type)), "02x")}}
+                                "subType": format(int(sub_type), "02x")}}
         if name == "UUID":
             hex_text = arg(0, str).replace("-", "").lower()
             if not re.fullmatch(r"[0-9a-f]{32}", hex_text):
@@ -446,9 +497,12 @@ def type_name(value: Any) -> str:
 
 
 def _plain(number: str) -> str:
+    """A number without exponent; as written when no BSON number holds it (1e999999999 would
+    be a billion digits)."""
     if "e" not in number.lower():
         return number
-    return format(Decimal(number), "f")
+    value = bson_decimal(number)
+    return number if value is None else format(value, "f")
 
 
 def canonical(value: Any) -> str | None:
@@ -469,6 +523,6 @@ def canonical(value: Any) -> str | None:
         return _plain(text) if _JSON_NUMBER.fullmatch(text) else text
     if wrapper == "$numberDouble":
         return str(value[wrapper])
-    if wrapper == "$binary":
+    if wrapper == "$binary" and isinstance(value["$binary"], dict) and "base64" in value["$binary"]:
         return str(value["$binary"]["base64"])
     return dumps(value)

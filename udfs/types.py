@@ -14,13 +14,16 @@ seed has wins:
 - datahub, bson, dataworks: the name without parameters.
 
 Precision and scale are the type's first two numeric parameters (`decimal(20,4)`,
-`number(10)`, `DECIMAL(17,4)`); the seed row decides whether they matter.
+`number(10)`, `DECIMAL(17,4)`, `NUMBER(38,-3)`), held to the int32 range (a precision of
+99999999999999999999 digits is 2147483647: still far too many for a Spark decimal, so
+the column stays exact text); the seed row decides whether they matter.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -41,6 +44,15 @@ SYSTEM_ALIASES = {name: dialect for name, dialect in DIALECTS.items() if name !=
 _PARAMS = re.compile(r"\(([^()]*)\)")
 _NUMBERS = re.compile(r"^\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?")
 _NULL_VALUE = {"dts": {"emptyobject"}, "datahub": {"void"}, "bson": {"null"}}
+_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
+
+
+def _int32(digits: str | None) -> int | None:
+    """A type parameter held to the int32 range of the result; None when absent."""
+    if digits is None:
+        return None
+    value = Decimal(digits)  # not int(): Python refuses to convert more than 4300 digits
+    return int(min(max(value, _INT32_MIN), _INT32_MAX))
 
 
 def _numbers(text: str) -> tuple[int | None, int | None]:
@@ -48,7 +60,7 @@ def _numbers(text: str) -> tuple[int | None, int | None]:
     found = _NUMBERS.match(params.group(1)) if params else None
     if not found:
         return None, None
-    return int(found.group(1)), int(found.group(2)) if found.group(2) is not None else None
+    return _int32(found.group(1)), _int32(found.group(2))
 
 
 def _sqlglot_name(text: str, dialect: str) -> str | None:
