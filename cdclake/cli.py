@@ -1,4 +1,9 @@
-"""The `cdc` command: land, build, dbt, sql, status, demo, docs."""
+"""The `cdc` command: land, build, dbt, sql, status, demo, docs.
+
+Exit codes: 0 ok, 1 a build or test failed, 2 usage error (arguments, files, SQL),
+3 another process uses CDC_HOME (cdclake.home_lock). Arguments are checked before the
+Spark session starts; pyspark and dbt are imported by the commands that need them.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +11,51 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
+from typing import NoReturn
 
-from cdclake import paths
+from cdclake import home_lock, paths
+from cdclake.formats import KNOWN_FORMATS
+from cdclake.landing import BRONZE_TABLE, LandingError
+
+EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 1, 2, 3
+
+
+class UsageError(Exception):
+    """The command cannot run as given (exit 2); the message says why."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as one line (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {message} (see `{self.prog} --help`)\n")
+
+
+def _check_land(args: argparse.Namespace) -> None:
+    """What `cdc land` can check without Spark: the format id and the files."""
+    if args.format is not None and args.format not in KNOWN_FORMATS:
+        raise UsageError(f"unknown format {args.format!r}; known formats: {', '.join(KNOWN_FORMATS)}")
+    for name in args.files:
+        path = Path(name)
+        if not path.exists():
+            raise UsageError(f"no such file: {name}")
+        if path.is_dir():
+            raise UsageError(f"{name} is a directory: give the files in it "
+                             f"(e.g. {os.path.join(name, '*.jsonl')})")
+        if not path.is_file():
+            raise UsageError(f"{name} is not a regular file")
+        if not os.access(path, os.R_OK):
+            raise UsageError(f"{name} is not readable (permission denied)")
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
-    from cdclake.landing import LandingError, land
+    from cdclake.landing import land
     from cdclake.runtime import get_session
 
     spark = get_session()
     started = time.monotonic()
-    try:
-        batch_id, landed = land(spark, args.files, topic=args.topic, declared_format=args.format)
-    except LandingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    batch_id, landed = land(spark, args.files, topic=args.topic, declared_format=args.format)
     for item in landed:
         note = f", {item.errors} unreadable (see land_error)" if item.errors else ""
         print(f"landed {item.records} records from {item.path} ({item.shape}{note})")
@@ -30,7 +65,11 @@ def _cmd_land(args: argparse.Namespace) -> int:
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from cdclake.dbt_invoke import run_dbt
+    from cdclake.runtime import get_session
 
+    if get_session().table(BRONZE_TABLE).isEmpty():
+        print(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
+        return 0
     return 0 if run_dbt(["build", *args.dbt_args]) else 1
 
 
@@ -41,11 +80,24 @@ def _cmd_dbt(args: argparse.Namespace) -> int:
 
 
 def _print_query(query: str, args: argparse.Namespace) -> int:
+    """Print the result of `query`; a query Spark rejects is a usage error."""
+    import logging
+
+    from pyspark.errors import PySparkException
+    from pyspark.logger import PySparkLogger
+
     from cdclake.runtime import get_session
     from cdclake.tables import format_table, rows_to_json
 
-    frame = get_session().sql(query)
-    rows = frame.collect()
+    spark = get_session()
+    # pyspark also logs a rejected query, with the JVM's stack trace: the error line is enough
+    PySparkLogger.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
+    try:
+        frame = spark.sql(query)
+        rows = frame.collect()
+    except PySparkException as exc:
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        raise UsageError(lines[0] if lines else type(exc).__name__) from None
     if args.json:
         print(rows_to_json(frame.columns, rows))
     else:
@@ -96,12 +148,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
+WAIT_HELP = "when another process uses CDC_HOME, wait for it (else exit 3 at once)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cdc",
         description="Decode CDC streams from Kafka into lakehouse tables with dbt on Spark. "
-        f"State lives in $CDC_HOME (now {paths.cdc_home()}).",
+        f"State lives in $CDC_HOME (now {paths.cdc_home()}), one process at a time. "
+        "Exit codes: 0 ok, 1 build or test failed, 2 usage error, 3 CDC_HOME busy.",
     )
+    parser.add_argument("--wait", action="store_true", help=WAIT_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
 
     land = sub.add_parser("land", help="append Kafka records from files to bronze.kafka_messages")
@@ -138,16 +195,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="land the bundled samples, build, print a summary")
     demo.set_defaults(func=_cmd_demo)
+
+    # `cdc build --wait` as `cdc --wait build` (SUPPRESS: absent, it leaves the main option be)
+    for command in sub.choices.values():
+        command.add_argument("--wait", action="store_true", default=argparse.SUPPRESS, help=WAIT_HELP)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; arguments argparse does not know go to dbt (build, dbt) or fail."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "passes_dbt_args", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.dbt_args = extra
-    return int(args.func(args))
+    return args
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        if args.command == "land":
+            _check_land(args)
+        # every command uses the Spark session, whose metastore admits one process
+        home_lock.hold(paths.cdc_home(), args.wait)
+        return int(args.func(args))
+    except (UsageError, LandingError) as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    except home_lock.HomeBusyError as exc:
+        return _fail(str(exc), EXIT_BUSY)
+    except SystemExit as exc:
+        if not isinstance(exc.code, str):
+            raise
+        # dbt_invoke.run_dbt: "dbt failed: <dbt's error>", which may span lines
+        return _fail(" ".join(line.strip() for line in exc.code.splitlines() if line.strip()), EXIT_FAILED)
 
 
 if __name__ == "__main__":

@@ -21,3 +21,8 @@ def warehouse_dir() -> Path:
 
 def metastore_dir() -> Path:
     return cdc_home() / "metastore_db"
+
+
+def lock_file(home: Path) -> Path:
+    """The lock that keeps a second process off `home` (cdclake.home_lock)."""
+    return home / ".cdc.lock"

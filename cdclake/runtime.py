@@ -10,7 +10,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from cdclake import paths
+from cdclake import home_lock, paths
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -52,18 +52,24 @@ def spark_settings(target: str = "local") -> dict[str, str]:
 
 
 def get_session() -> "SparkSession":
-    """Create (once) the embedded session and register the project's UDFs."""
+    """Create (once) the embedded session and register the project's UDFs.
+
+    First locks `$CDC_HOME` for this process (cdclake.home_lock): raises HomeBusyError
+    when another process uses it. Then, holding the lock, removes what a killed build
+    left behind (cdclake.recovery), so that building again recovers it.
+    """
     global _session
     if _session is not None:
         return _session
+    home_lock.hold(paths.cdc_home())
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_CONF_DIR", str(paths.PROJECT_DIR / "conf"))
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    paths.cdc_home().mkdir(parents=True, exist_ok=True)
     from pyspark.sql import SparkSession
 
     from cdclake.landing import ensure_bronze
+    from cdclake.recovery import remove_orphan_table_folders
     from udfs import register_all
 
     builder = SparkSession.builder.enableHiveSupport()
@@ -73,6 +79,7 @@ def get_session() -> "SparkSession":
     for schema in ("bronze", "silver", "gold"):
         if not session.catalog.databaseExists(schema):
             session.sql(f"create database {schema}")
+    remove_orphan_table_folders(session, paths.warehouse_dir())
     # an empty lake builds too (every model empty): the bronze table exists from the start
     ensure_bronze(session)
     register_all(session)

@@ -1,0 +1,43 @@
+"""Recovery from an interrupted build (kill -9, power loss, out of memory).
+
+Spark writes a new table's files first and registers the table in the metastore last:
+a build killed in between leaves a table folder that the metastore does not know, and
+every later `create table` there fails with LOCATION_ALREADY_EXISTS, `--full-refresh`
+too. Run at session start, while this process holds the CDC_HOME lock (no other build
+can be writing), `remove_orphan_table_folders` deletes such folders, so that building
+again is the whole recovery.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def orphan_table_folders(spark: "SparkSession", warehouse: Path) -> list[Path]:
+    """Folders of the managed warehouse (`<db>.db/<table>`) that no table of that
+    database owns. Hidden folders are left alone."""
+    orphans = []
+    for database in spark.catalog.listDatabases():
+        folder = warehouse / f"{database.name}.db"
+        if not folder.is_dir():
+            continue
+        known = {t.name.lower() for t in spark.catalog.listTables(database.name) if not t.isTemporary}
+        orphans += [p for p in sorted(folder.iterdir())
+                    if p.is_dir() and not p.name.startswith((".", "_")) and p.name.lower() not in known]
+    return orphans
+
+
+def remove_orphan_table_folders(spark: "SparkSession", warehouse: Path) -> list[Path]:
+    """Delete the orphan table folders, saying so on stderr; the folders removed."""
+    orphans = orphan_table_folders(spark, warehouse)
+    for path in orphans:
+        print(f"cdc: removed {path}: a table folder the metastore does not know, "
+              "left by an interrupted build", file=sys.stderr)
+        shutil.rmtree(path)
+    return orphans

@@ -1,0 +1,152 @@
+"""`cdc` when things go wrong: one line on stderr, an exit code that says what happened
+(0 ok, 1 build or test failed, 2 usage error, 3 CDC_HOME busy), and no Spark start for
+what can be checked without it. Each command runs in its own process, as a user types it."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cdclake import cli, home_lock
+
+PROJECT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+# failures found before the Spark session starts; a Spark start alone takes 15-20 s
+FAST_SECONDS = 10
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("cli-errors-home")
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = dict(os.environ, CDC_HOME=str(home), DBT_TARGET_PATH=str(home / "dbt-target"),
+               DBT_LOG_PATH=str(home / "dbt-logs"))
+    env.pop("CDC_TEST_HOME", None)
+    return env
+
+
+def run(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    started = time.monotonic()
+    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=_env(home), text=True,
+                          capture_output=True, timeout=600)
+    return done, time.monotonic() - started
+
+
+def _busy_line(home: Path) -> str:
+    return (f"error: another cdc process (pid {os.getpid()}) is using CDC_HOME {home}; "
+            "wait for it or run with --wait")
+
+
+def test_a_busy_home_fails_at_once_with_one_line(home):
+    lock = home_lock.acquire(home)
+    try:
+        done, seconds = run(home, "cdc", "sql", "select 1")
+    finally:
+        lock.close()
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines() == [_busy_line(home)]
+    assert seconds < FAST_SECONDS
+
+
+def test_plain_dbt_on_a_busy_home_says_so_without_a_traceback(home):
+    lock = home_lock.acquire(home)
+    try:
+        done, seconds = run(home, "dbt", "build", "--profiles-dir", "profiles")
+    finally:
+        lock.close()
+    assert done.returncode != 0
+    # dbt's way: "Encountered an error:", "Runtime Error", then our line
+    assert _busy_line(home).removeprefix("error: ") in [line.strip() for line in done.stdout.splitlines()]
+    assert "Traceback" not in done.stdout + done.stderr
+    assert seconds < 30  # dbt's own start, no Spark
+
+
+def test_wait_blocks_until_the_home_is_free(home):
+    lock = home_lock.acquire(home)
+    waiting = subprocess.Popen([str(BIN / "cdc"), "--wait", "sql", "select 1 as n"], cwd=PROJECT,
+                               env=_env(home), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert select.select([waiting.stderr], [], [], FAST_SECONDS)[0], "no waiting line"
+        assert waiting.stderr.readline() == f"waiting for pid {os.getpid()} to release CDC_HOME {home} ...\n"
+        time.sleep(2)
+        assert waiting.poll() is None
+    finally:
+        lock.close()
+    out, err = waiting.communicate(timeout=600)
+    assert waiting.returncode == 0, err
+    assert "| n |" in out and "(1 row)" in out
+    assert "waiting for" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["land", "/nonexistent"], "no such file: /nonexistent"),
+    (["land", "{dir}"], "{dir} is a directory: give the files in it (e.g. {dir}/*.jsonl)"),
+    (["land", "/dev/null"], "/dev/null is not a regular file"),
+    (["land", "{file}", "--format", "nope"], "unknown format 'nope'; known formats: canal_json, "),
+    (["nosuchcommand"], "argument command: invalid choice: 'nosuchcommand'"),
+    (["land"], "the following arguments are required: FILE"),
+])
+def test_argument_errors_are_one_line_and_fast(home, tmp_path, argv, message):
+    records = tmp_path / "records.jsonl"
+    records.write_text('{"topic": "t", "value": "v"}\n', encoding="utf-8")
+    fill = {"dir": str(tmp_path), "file": str(records)}
+    done, seconds = run(home, "cdc", *[arg.format(**fill) for arg in argv])
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"error: {message.format(**fill)}")
+    assert seconds < FAST_SECONDS
+
+
+def test_wait_goes_before_or_after_the_command_and_never_to_dbt():
+    assert cli.parse_args(["build", "--wait", "-s", "gold"]).dbt_args == ["-s", "gold"]
+    assert cli.parse_args(["build", "-s", "gold", "--wait"]).wait
+    both = cli.parse_args(["--wait", "dbt", "test", "-s", "gold"])
+    assert both.wait and both.dbt_args == ["test", "-s", "gold"]
+    assert cli.parse_args(["dbt", "--wait", "debug"]).dbt_args == ["debug"]
+    assert not cli.parse_args(["sql", "select 1"]).wait
+
+
+def test_a_failed_dbt_command_is_one_line(monkeypatch, tmp_path, capsys):
+    def fail(args):
+        raise SystemExit("dbt failed: Parsing Error\n  Error reading cdc_lakehouse: models/x.yml")
+
+    monkeypatch.setenv("CDC_HOME", str(tmp_path))
+    monkeypatch.setattr(cli, "_cmd_dbt", fail)
+    assert cli.main(["dbt", "parse"]) == 1
+    assert capsys.readouterr().err == \
+        "error: dbt failed: Parsing Error Error reading cdc_lakehouse: models/x.yml\n"
+
+
+def _spark_error(done: subprocess.CompletedProcess[str]) -> str:
+    """The error line of a command that started Spark (whose JVM says a few words first)."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "SQLQueryContextLogger" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == [done.stderr.splitlines()[-1]]
+    return errors[0]
+
+
+def test_cdc_sql_with_a_syntax_error_is_a_usage_error(home):
+    done, _ = run(home, "cdc", "sql", "selec 1")
+    assert _spark_error(done).startswith("error: [PARSE_SYNTAX_ERROR] Syntax error at or near 'selec'")
+
+
+def test_cdc_sql_of_an_unknown_table_is_a_usage_error(home):
+    done, _ = run(home, "cdc", "sql", "select * from gold.no_such_table")
+    assert _spark_error(done).startswith(
+        "error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `gold`.`no_such_table` cannot be found.")
+
+
+def test_cdc_build_of_an_empty_lake_builds_nothing(tmp_path):
+    done, _ = run(tmp_path, "cdc", "build")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ("nothing to build: bronze.kafka_messages is empty "
+                           "(land records with `cdc land` first)\n")
+    assert not (tmp_path / "dbt-target").exists()  # dbt did not run
