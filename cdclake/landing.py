@@ -90,7 +90,8 @@ def _json_shape_sql(value_key: str, ts_key: str) -> str:
         coalesce(topic, :topic) as topic,
         coalesce(kafka_partition, 0) as kafka_partition,
         coalesce(kafka_offset, line_no) as kafka_offset,
-        timestamp_millis(ts_ms) as kafka_ts,
+        -- a time Spark cannot hold (0001-9999) would fail the whole landing: NULL instead
+        case when ts_ms between -62135596800000 and 253402300799999 then timestamp_millis(ts_ms) end as kafka_ts,
         message_key,
         case when v is null then line else coalesce(base64_value, text_value) end as message_value,
         case when base64_value is not null then 'base64' else 'text' end as value_encoding,

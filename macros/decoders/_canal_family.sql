@@ -104,7 +104,8 @@ checked as (
                 '"data" is not an array of row objects'
             when kind = 'change' and has_old and (old is null or exists(old, r -> r is null)) then
                 '"old" is not an array of row objects'
-            when kind = 'change' and coalesce(size(change_rows), 0) = 0 then
+            -- (size of a NULL array is -1)
+            when kind = 'change' and coalesce(size(change_rows), 0) <= 0 then
                 vendor_op || ' message without rows'
             when kind = 'change' and change_op = 'UPDATE' and old is not null and size(old) != size(data) then
                 '"old" has ' || size(old) || ' entries for ' || size(data) || ' rows in "data"'
@@ -117,6 +118,7 @@ checked as (
                 || ' (pkNames), so the row it changes cannot be identified'
             when kind = 'truncate' and coalesce(trim(table_field), '') = '' and truncated_name = '' then
                 'TRUNCATE names no table'
+            else {{ cdc_epoch_reject('es', 'ms', '"es"') }}
         end as reject_reason
     from classified
 ),
@@ -191,8 +193,8 @@ final as (
         false as before_is_partial,
         false as after_is_partial,
         case when record_kind = 'change' then column_types end as column_types,
-        timestamp_millis(es) as event_ts,
-        timestamp_millis(ts) as capture_ts,
+        {{ cdc_epoch_timestamp('es') }} as event_ts,
+        {{ cdc_epoch_timestamp('ts') }} as capture_ts,
         -- `es` (binlog time, whole seconds), then within a second the GTID's sequence
         -- number and the message's `id` (DRS: one per event; Canal: the batch, which
         -- starts again when Canal restarts, so it cannot come first; DTS: the cache
@@ -284,7 +286,7 @@ select * from final
             ), 1)), 1)), '[\\r\\n]', '')
         {%- if format_id == 'drs_json' %}
         when {{ t }} = 'timestamp' and {{ x }} rlike '^-?[0-9]+([.][0-9]+)?$' then
-            {{ cdc_iso_instant('timestamp_micros(cast(cast(' ~ x ~ ' as decimal(30, 6)) * 1000000 as bigint))') }}
+            coalesce({{ cdc_iso_instant(cdc_epoch_timestamp('try_cast(' ~ x ~ ' as decimal(30, 6)) * 1000000', 'us')) }}, {{ x }})
         {%- endif %}
         when {{ t }} in (
             'float', 'double', 'real', 'double precision', 'float4', 'float8', 'decimal', 'numeric',

@@ -135,6 +135,7 @@ checked as (
             ) then
                 'the row lacks primary key column(s) ' || array_join(pk_names, ', ')
                 || ' (payload.unique), so the row it changes cannot be identified'
+            else {{ cdc_epoch_reject('timestamp_ms', 'ms', 'payload.TIMESTAMP') }}
         end as reject_reason
     from classified
 ),
@@ -186,7 +187,7 @@ final as (
         case when record_kind = 'change' then
             transform_values(fields, (k, f) -> concat_ws(' ', f.type, f.name))
         end as column_types,
-        timestamp_millis(timestamp_ms) as event_ts,
+        {{ cdc_epoch_timestamp('timestamp_ms') }} as event_ts,
         cast(null as timestamp) as capture_ts,
         case
             when log_position is not null and tx_number is not null then array(log_position, tx_number)
@@ -221,7 +222,7 @@ select * from final
     case
         when {{ x }} is null then null
         when {{ f }}.name = 'org.apache.kafka.connect.data.Timestamp' and {{ x }} rlike '^-?[0-9]{1,15}$' then
-            {{ cdc_iso_instant('timestamp_millis(cast(' ~ x ~ ' as bigint))') }}
+            coalesce({{ cdc_iso_instant(cdc_epoch_timestamp(x)) }}, {{ x }})
         when {{ f }}.name = 'org.apache.kafka.connect.data.Date' and {{ x }} rlike '^-?[0-9]{1,7}$' then
             coalesce({{ cdc_epoch_day_date(x) }}, {{ x }})
         when {{ f }}.name = 'org.apache.kafka.connect.data.Time' and {{ x }} rlike '^-?[0-9]{1,13}$' then

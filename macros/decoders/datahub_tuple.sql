@@ -163,8 +163,7 @@ final as (
         false as after_is_partial,
         json_types as column_types,
         -- epoch milliseconds, as in the document's example (1649991726000)
-        case when execute_text rlike '^-?[0-9]{1,15}$' then timestamp_millis(cast(execute_text as bigint)) end
-            as event_ts,
+        {{ cdc_epoch_timestamp('execute_text') }} as event_ts,
         cast(null as timestamp) as capture_ts,
         case when seq is null then cast(array() as array<decimal(38, 0)>) else array(seq) end as sort_key,
         cast(null as string) as tx_id,

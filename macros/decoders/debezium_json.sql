@@ -186,6 +186,10 @@ checked as (
                 || 'so the row it replaces cannot be identified'
             when change_op in ('INSERT', 'SNAPSHOT', 'UPDATE') and exists(pk_names, c -> not map_contains_key(raw_after, c)) then
                 'the "after" image lacks key column(s) ' || array_join(pk_names, ', ')
+            else coalesce(
+                {{ cdc_epoch_reject('source_ts_ms', 'ms', '"source.ts_ms"') }},
+                {{ cdc_epoch_reject('ts_ms', 'ms', '"ts_ms"') }}
+            )
         end as reject_reason
     from classified
 ),
@@ -288,8 +292,8 @@ final as (
                 transform(array_distinct(filter(split(lob_columns, '\\s*,\\s*'), c -> c != '' and not map_contains_key(coalesce(column_schema, map()), c))), c -> 'LOB')
             ), cast(map() as map<string, string>))
         ) end as column_types,
-        timestamp_millis(case when kind in ('tx', 'heartbeat') then ts_ms else source_ts_ms end) as event_ts,
-        timestamp_millis(ts_ms) as capture_ts,
+        {{ cdc_epoch_timestamp("case when kind in ('tx', 'heartbeat') then ts_ms else source_ts_ms end") }} as event_ts,
+        {{ cdc_epoch_timestamp('ts_ms') }} as capture_ts,
         case
             when binlog_file_no is not null and binlog_pos is not null
                 then array(binlog_file_no, binlog_pos, coalesce(binlog_row, 0))
@@ -370,7 +374,7 @@ select * from final
         when {{ t }}.name = 'io.debezium.time.MicroTimestamp' then {{ _debezium_local_datetime(x, 6) }}
         when {{ t }}.name = 'io.debezium.time.NanoTimestamp' then {{ _debezium_local_datetime(x, 9) }}
         when {{ t }}.name = 'org.apache.kafka.connect.data.Timestamp' then
-            {{ cdc_iso_instant('timestamp_millis(cast(' ~ x ~ ' as bigint))') }}
+            coalesce({{ cdc_iso_instant(cdc_epoch_timestamp(x)) }}, {{ x }})
         else {{ x }}
     end
 {%- endmacro %}

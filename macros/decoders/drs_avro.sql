@@ -116,6 +116,7 @@ checked as (
                 || ' (var cdc_primary_keys) are not all among the "fields"'
             when kind = 'ddl' and coalesce(trim(ddl_statement), '') = '' then
                 vendor_op || ' message without a statement (no "sql"/"ddl" field, no text in "afterImages")'
+            else {{ cdc_epoch_reject('event_ms', 'ms', 'eventMs') }}
         end as reject_reason
     from keyed
 ),
@@ -179,7 +180,7 @@ final as (
         false as before_is_partial,
         false as after_is_partial,
         case when record_kind = 'change' and kind = 'change' then type_map end as column_types,
-        timestamp_millis(event_ms) as event_ts,
+        {{ cdc_epoch_timestamp('event_ms') }} as event_ts,
         -- the Kafka record time: DRS Avro carries no time of its own for the write
         kafka_ts as capture_ts,
         concat(

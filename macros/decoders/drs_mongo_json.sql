@@ -101,6 +101,10 @@ checked as (
             when kind = 'change' and try_variant_get(change, '$.id', 'string') is null then
                 'an update without where._id names no document'
             when kind = 'ddl' and value_shell is null then 'DDL without "value"'
+            else coalesce(
+                {{ cdc_epoch_reject('cluster_position[0]', 's', '"clusterTime"') }},
+                {{ cdc_epoch_reject('es_ms', 'ms', '"es"') }}
+            )
         end as reject_reason
     from classified
 ),
@@ -123,10 +127,10 @@ final as (
         record_kind = 'change' and value_kind = 'operators' as after_is_partial,
         case when record_kind = 'change' then field_types end as column_types,
         case
-            when cluster_position is not null then timestamp_seconds(cluster_position[0])
-            when es_ms between 0 and 999999999999999 then timestamp_millis(es_ms)
+            when cluster_position is not null then {{ cdc_epoch_timestamp('cluster_position[0]', 's') }}
+            else {{ cdc_epoch_timestamp('es_ms') }}
         end as event_ts,
-        case when ts_ms between 0 and 999999999999999 then timestamp_millis(ts_ms) end as capture_ts,
+        {{ cdc_epoch_timestamp('ts_ms') }} as capture_ts,
         concat(
             coalesce(cluster_position, array(cast(0 as decimal(38, 0)), cast(0 as decimal(38, 0)))),
             array(coalesce(sequence, cast(0 as decimal(38, 0))))

@@ -155,6 +155,7 @@ checked as (
                 'afterImages has ' || size(after_values) || ' values for ' || size(fields) || ' fields'
             when kind = 'ddl' and coalesce(trim(ddl_statement), '') = '' then 'DDL without a statement in afterImages'
             when kind = 'truncate' and table_name is null then 'TRUNCATE names no table'
+            else {{ cdc_epoch_reject('source_ts', 's', 'sourceTimestamp') }}
         end as reject_reason
     from keyed
 ),
@@ -220,9 +221,9 @@ final as (
                 coalesce(try_element_at(after_types, i + 1), try_element_at(before_types, i + 1))
             ))
         ) end as column_types,
-        timestamp_seconds(source_ts) as event_ts,
+        {{ cdc_epoch_timestamp('source_ts', 's') }} as event_ts,
         -- when DTS last handled the record, else when it was born in the source log
-        timestamp_millis(coalesce(try_element_at(process_ts, -1), nullif(born_ts, 0))) as capture_ts,
+        {{ cdc_epoch_timestamp('coalesce(try_element_at(process_ts, -1), nullif(born_ts, 0))') }} as capture_ts,
         case
             when source_ts is null then cast(array() as array<decimal(38, 0)>)
             when source_position rlike '^[0-9]{1,30}@[0-9]{1,30}$' then array(

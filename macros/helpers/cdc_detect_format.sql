@@ -9,14 +9,18 @@
         when {{ encoding }} = 'base64' and hex(substr(try_to_binary({{ value }}, 'base64'), 1, 16)) rlike '^(20|09|0A|0D)*7B'
             -- JSON sent as bytes (DataHub Blob)
             then {{ _cdc_detect_json_format(cdc_base64_text(value)) }}
-        when {{ encoding }} = 'base64' then
-            case
-                when hex(substr(unbase64({{ value }}), 1, 2)) = 'C301' then 'drs_avro'
+        when {{ encoding }} = 'base64' then element_at(transform(
+            array(try_to_binary({{ value }}, 'base64')),
+            bytes -> case
+                -- not base64 (try_to_binary: unbase64 would fail the whole query)
+                when bytes is null then cast(null as string)
+                when hex(substr(bytes, 1, 2)) = 'C301' then 'drs_avro'
                 -- DTS NOOP fillers are 48 bytes whatever their first byte (FORMATS.md §2)
-                when length(unbase64({{ value }})) = 48 then 'dts_avro'
-                when hex(substr(unbase64({{ value }}), 1, 1)) = '00' then cast(null as string)
+                when length(bytes) = 48 then 'dts_avro'
+                when hex(substr(bytes, 1, 1)) = '00' then cast(null as string)
                 else 'dts_avro'
             end
+        ), 1)
         else {{ _cdc_detect_json_format(value) }}
     end
 {%- endmacro %}

@@ -57,8 +57,9 @@ resolved as (
         keyed.vendor_type,
         matched.type_key,
         coalesce(keyed.parts.is_null_value, false) as is_null_value,
-        coalesce(keyed.parts.precision, matched.default_precision) as type_precision,
-        coalesce(keyed.parts.scale, matched.default_scale, 0) as type_scale,
+        -- bigint: the UDF holds them to int32, and p - s must not overflow
+        cast(coalesce(keyed.parts.precision, matched.default_precision) as bigint) as type_precision,
+        cast(coalesce(keyed.parts.scale, matched.default_scale, 0) as bigint) as type_scale,
         matched.spark_type as mapped_type
     from keyed
     left join matched
@@ -71,15 +72,20 @@ final as (
         case
             when mapped_type is null then 'string'
             when mapped_type != 'decimal' then mapped_type
-            when type_precision is null or type_precision > 38 or type_scale > type_precision then 'string'
+            when type_precision is null or type_precision < 1 or type_scale > type_precision then 'string'
+            -- a negative scale (Oracle NUMBER(p, -s)) rounds to 10^s: integers of p + s digits
+            when type_scale < 0 and type_precision - type_scale <= 38
+                then concat('decimal(', type_precision - type_scale, ',0)')
+            when type_precision > 38 or type_scale < 0 then 'string'
             else concat('decimal(', type_precision, ',', type_scale, ')')
         end as spark_type,
         case
             when vendor_type is null then 'no type reported: text'
             when mapped_type is null then 'unknown type: text (add it to seeds/cdc_type_map.csv)'
-            when mapped_type = 'decimal' and type_precision is null then 'no precision: exact text'
-            when mapped_type = 'decimal' and (type_precision > 38 or type_scale > type_precision)
-                then 'over 38 digits: exact text'
+            when mapped_type != 'decimal' then null
+            when type_precision is null then 'no precision: exact text'
+            when type_precision < 1 or type_scale > type_precision then 'precision and scale make no decimal: exact text'
+            when type_precision - least(type_scale, 0) > 38 then 'over 38 digits: exact text'
         end as type_note
     from resolved
 )
