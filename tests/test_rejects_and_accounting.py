@@ -4,6 +4,7 @@ every bronze record is accounted for exactly once."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,58 @@ BAD_CANAL = [
     (None, "empty message value"),
     (json.dumps({**GOOD, "data": [{"id": "2", "v": "x" * (17 * 1024 * 1024)}]}),
      "bytes, over the limit of 16777216"),
+    # "data": null is no rows, as [] is (it was accepted with a NULL row_key, and the
+    # not-null test on history then stopped gold for every table)
+    (json.dumps({**GOOD, "data": None}), "INSERT message without rows"),
+    (json.dumps({**GOOD, "type": "DELETE", "data": None}), "DELETE message without rows"),
+    # nanoseconds where milliseconds belong (DATETIME_OVERFLOW failed the whole build)
+    (json.dumps({**GOOD, "es": 1700000000000000000}),
+     '"es" 1700000000000000000 is not a time in milliseconds since 1970 between the years 0001 and 9999'),
 ]
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+
+
+def _edited(line: str, edit) -> str:
+    doc = json.loads(line)
+    edit(doc)
+    return json.dumps(doc)
+
+
+def _cdl(edit) -> str:
+    return _edited((SAMPLES / "cdl_json_v1.ndjson").read_text(encoding="utf-8").splitlines()[0], edit)
+
+
+def _mongo(edit) -> str:
+    return _edited((SAMPLES / "drs_mongo.ndjson").read_text(encoding="utf-8").splitlines()[0], edit)
+
+
+# (declared format, value, reason fragment): one record of each format whose epoch
+# field is out of Spark's range, each a reject of its own
+ABSURD_TIMES = [
+    ("debezium_json", json.dumps({"op": "c", "after": {"id": 1}, "ts_ms": 1700000000000,
+                                   "source": {"db": "db", "table": "t2", "ts_ms": -10 ** 17}}),
+     '"source.ts_ms" -100000000000000000 is not a time in milliseconds'),
+    ("cdl_json", _cdl(lambda d: d["payload"].update(TIMESTAMP=9 * 10 ** 18)),
+     "payload.TIMESTAMP 9000000000000000000 is not a time in milliseconds"),
+    ("drs_mongo_json", _mongo(lambda d: d.update(clusterTime="999999999999999999:1")),
+     '"clusterTime" 999999999999999999 is not a time in seconds'),
+]
+
+
+def _canal(offset: int, db: str, table: str, types: dict[str, str] | None = None, v: str = "a") -> str:
+    return _record(offset, json.dumps({**GOOD, "database": db, "table": table, "id": offset,
+                                       "data": [{"id": "1", "v": v}],
+                                       "mysqlType": types or GOOD["mysqlType"]}), topic="names.canal")
+
+
+# (database, table) of source tables that are distinct and must stay so, with names no
+# folder can have
+NAMES = [("cs", "Users"), ("cs", "users"), ("a", "b.c"), ("a.b", "c"), ("odd", "nul\u0000name"),
+         ("odd", "x" * 300), ("odd", "../../etc/passwd"), ("odd", "`tick`")]
+# column types that crashed the type UDF or made invalid SQL: type -> Spark type of the column
+DECIMALS = {"decimal(99999999999999999999,2)": "string", "decimal(38,-3)": "string",
+            "decimal(0,0)": "string", "decimal(10,-2)": "decimal(12,0)", "decimal(20,4)": "decimal(20,4)"}
 
 
 def _record(offset: int, value: str | None, topic: str = "bad.canal") -> str:
@@ -57,6 +109,22 @@ def landed(lake, tmp_path_factory) -> Path:
         _record(3, json.dumps({"coll": "c", "recordType": "insert", "op": "INSERT"}), topic="unrouted.topic"),
     ]) + "\n", encoding="utf-8")
     lake.land([routed])
+
+    for n, declared in enumerate([None, "dts_avro"]):
+        base64_file = tmp / f"base64_{n}.jsonl"
+        base64_file.write_text(json.dumps({"topic": "bad.avro", "partition": 0, "offset": n, "timestamp": 1,
+                                           "value_base64": "====" * (n + 1)}) + "\n", encoding="utf-8")
+        lake.land([base64_file], declared_format=declared)
+    for n, (format_id, value, _) in enumerate(ABSURD_TIMES):
+        path = tmp / f"time_{n}.jsonl"
+        path.write_text(_record(0, value, topic=f"bad.time.{format_id}") + "\n", encoding="utf-8")
+        lake.land([path], declared_format=format_id)
+    names = tmp / "names.jsonl"
+    lines = [_canal(n, db, table, v=f"{db}/{table}") for n, (db, table) in enumerate(NAMES)]
+    lines += [_canal(100 + n, "types", f"t{n}", {"id": "int", "v": vendor_type}, v="1200")
+              for n, vendor_type in enumerate(DECIMALS)]
+    names.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lake.land([names], declared_format="canal_json")
     lake.build()
     return canal
 
@@ -71,12 +139,12 @@ def test_each_malformed_record_is_rejected_with_its_reason(lake, landed):
     for offset, (_, reason) in enumerate(BAD_CANAL):
         assert offset in by_offset, f"record {offset} ({reason}) was not rejected"
         assert reason in by_offset[offset]["reject_reason"], by_offset[offset]
-    unreadable = [r for r in _rejects(lake) if r["reject_stage"] == "land"]
+    unreadable = [r for r in _rejects(lake) if r["reject_stage"] == "land" and r["topic"] != "bad.avro"]
     assert [r["reject_reason"] for r in unreadable] == ["line is not valid JSON"]
 
 
 def test_good_record_still_decodes_once(lake, landed):
-    rows = lake.rows("select table_id, row_key, after from silver.cdc_changes")
+    rows = lake.rows("select table_id, row_key, after from silver.cdc_changes where topic = 'bad.canal'")
     assert rows == [{"table_id": "db.t", "row_key": '["1"]', "after": {"id": "1", "v": "a"}}]
     assert lake.rows("select count(*) as n from silver.int_cdc__messages where is_duplicate")[0]["n"] == 1
 
@@ -94,7 +162,7 @@ def test_routing_rejects_name_the_way_out(lake, landed):
 
 def test_every_bronze_record_is_accounted_for_exactly_once(lake, landed):
     bronze = lake.rows("select count(*) as n from bronze.kafka_messages")[0]["n"]
-    assert bronze == len(BAD_CANAL) + 3 + 4
+    assert bronze == len(BAD_CANAL) + 3 + 4 + 2 + len(ABSURD_TIMES) + len(NAMES) + len(DECIMALS)
     assert lake.rows("""
         select count(*) as n from (
             select landing_batch_id, source_file, source_line from bronze.kafka_messages
@@ -102,6 +170,8 @@ def test_every_bronze_record_is_accounted_for_exactly_once(lake, landed):
             select landing_batch_id, source_file, source_line from silver.cdc_rejects
             except
             select landing_batch_id, source_file, source_line from silver.cdc_changes
+            except
+            select landing_batch_id, source_file, source_line from silver.cdc_ddl_events
             except
             select landing_batch_id, source_file, source_line from silver.int_cdc__messages
             where is_duplicate)
@@ -123,3 +193,61 @@ def test_accounting_test_fails_when_a_record_goes_missing(lake, landed):
         from bronze.kafka_messages where land_error is not null
     """)
     assert not run_dbt(["test", "--quiet", "--select", "assert_every_bronze_record_accounted_for"])
+
+
+def test_invalid_base64_is_a_reject_not_a_failed_build(lake, landed):
+    """`value_base64: "===="`, with and without a declared format: unbase64() in format
+    detection failed int_cdc__messages for every record."""
+    rows = lake.rows("select reject_stage, reject_reason from silver.cdc_rejects where topic = 'bad.avro'")
+    assert rows == [{"reject_stage": "land", "reject_reason": "value_base64 is not valid base64"}] * 2
+
+
+def test_epoch_times_out_of_range_are_rejects(lake, landed):
+    """An epoch field Spark cannot turn into a time (0001-9999) rejects its record: the
+    conversions failed the whole build (DATETIME_OVERFLOW)."""
+    rows = {r["topic"]: r["reject_reason"] for r in lake.rows(
+        "select topic, reject_reason from silver.cdc_rejects where topic like 'bad.time.%'")}
+    for format_id, _, reason in ABSURD_TIMES:
+        assert reason in rows.get(f"bad.time.{format_id}", ""), (format_id, rows)
+
+
+def test_hostile_names_are_data_not_folder_names(lake, landed):
+    """Table names with NUL, '/', 300 characters: gold and the schema history partition
+    by a hash of the table id (the per-table folders could not be created, and
+    cdc_table_columns, cdc_row_history and cdc_sync_status failed for every table)."""
+    from cdclake import paths
+
+    live = {r["table_id"]: r["row"]["v"] for r in lake.rows(
+        "select table_id, row from gold.cdc_current_rows where table_id like 'odd.%'")}
+    assert sorted(live.values()) == sorted(f"{db}/{table}" for db, table in NAMES if db == "odd")
+    assert "odd.nul\u0000name" in live and f"odd.{'x' * 300}" in live
+    for table in ("cdc_current_rows", "cdc_row_history"):
+        folders = [p.name for p in (paths.warehouse_dir() / "gold.db" / table).iterdir() if p.is_dir()]
+        assert folders and all(re.fullmatch("table_hash=[0-9a-f]{16}", f) for f in folders), folders
+    assert lake.rows("select count(*) as n from gold.cdc_sync_status where topic = 'names.canal'")[0]["n"] == len(NAMES) + len(DECIMALS)
+
+
+def test_distinct_source_tables_keep_distinct_ids(lake, landed):
+    """`Users` and `users`, database a + table b.c and database a.b + table c were one
+    table each (lower-cased, dot-joined) and their rows mixed."""
+    ids = {r["table_id"]: r["row"]["v"] for r in lake.rows(
+        "select table_id, row from gold.cdc_current_rows where table_id rlike '^(cs|a|`a.b`)[.]'")}
+    assert ids == {"cs.Users": "cs/Users", "cs.users": "cs/users", "a.`b.c`": "a/b.c", "`a.b`.c": "a.b/c"}
+
+
+def test_decimal_types_of_any_precision_and_scale(lake, landed):
+    """decimal(99999999999999999999,2) crashed the type UDF (OverflowError);
+    decimal(38,-3) and decimal(0,0) made invalid SQL in gold.cdc_cast_failures, which all
+    tables share, and in the typed model. Now: text when no Spark decimal holds the
+    values exactly, a negative scale as an integer decimal of p - s digits."""
+    types = {r["table_id"]: r["table_type"] for r in lake.rows(
+        "select table_id, table_type from silver.cdc_table_columns where table_id like 'types.%' "
+        "and column_name = 'v' and is_current_type")}
+    assert types == {f"types.t{n}": spark_type for n, spark_type in enumerate(DECIMALS.values())}
+    failures = {r["table_id"]: r["cast_failures"] for r in lake.rows(
+        "select table_id, cast_failures from gold.cdc_cast_failures where table_id like 'types.%' "
+        "and column_name = 'v'")}
+    assert failures == {f"types.t{n}": 0 for n in range(len(DECIMALS))}
+    for n in range(len(DECIMALS)):
+        typed = lake.compile_inline(f"{{{{ cdc_table('types.t{n}') }}}}")
+        assert len(lake.rows(typed)) == 1

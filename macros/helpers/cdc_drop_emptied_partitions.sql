@@ -4,12 +4,12 @@
 {% macro cdc_drop_emptied_partitions(current, history) -%}
     {%- if execute -%}
         {%- set emptied = run_query(
-            'select distinct c.table_id from ' ~ current ~ ' as c left anti join (select distinct table_id from '
-            ~ history ~ ' where is_current and not is_deleted) as h on c.table_id = h.table_id'
+            'select distinct c.table_hash from ' ~ current ~ ' as c left anti join (select distinct table_hash from '
+            ~ history ~ ' where is_current and not is_deleted) as h on c.table_hash = h.table_hash'
         ) -%}
         {%- for row in emptied.rows -%}
             {%- do run_query(
-                'alter table ' ~ current ~ ' drop if exists partition (table_id = ' ~ cdc_sql_string(row[0]) ~ ')'
+                'alter table ' ~ current ~ ' drop if exists partition (table_hash = ' ~ cdc_sql_string(row[0]) ~ ')'
             ) -%}
         {%- endfor -%}
     {%- endif -%}

@@ -22,7 +22,7 @@
     {%- endif -%}
     {%- set found = run_query(
         'select column_name, table_type from ' ~ columns_model
-        ~ ' where is_current_type and table_id = ' ~ cdc_sql_string(table_id)
+        ~ ' where is_current_type and ' ~ cdc_is_table(table_id)
         ~ ('' if keep else ' and not is_dropped')
         ~ ' order by column_position is null, column_position, first_seen_ts, column_name'
     ) -%}
@@ -30,6 +30,13 @@
         {{- log('cdc_table: no columns known for ' ~ table_id ~ ' (no message or DDL of it yet)', info=true) -}}
     {%- endif -%}
     {{- return(found.rows | map('list') | list) -}}
+{%- endmacro %}
+
+
+{#- The condition that selects the rows of one source table from a table partitioned by
+    table_hash: the partition (no other file is read) and the name. -#}
+{% macro cdc_is_table(table_id) -%}
+    table_hash = {{ cdc_partition_hash(cdc_sql_string(table_id)) }} and table_id = {{ cdc_sql_string(table_id) }}
 {%- endmacro %}
 
 
@@ -48,7 +55,7 @@ with
 
 current_rows as (
     select * from {{ ref('cdc_current_rows') }}
-    where table_id = {{ cdc_sql_string(table_id) }}
+    where {{ cdc_is_table(table_id) }}
 ),
 
 final as (
@@ -72,7 +79,7 @@ with
 
 history as (
     select * from {{ ref('cdc_row_history') }}
-    where table_id = {{ cdc_sql_string(table_id) }}
+    where {{ cdc_is_table(table_id) }}
 ),
 
 final as (
@@ -100,7 +107,7 @@ with
 history as (
     select * from {{ ref('cdc_row_history') }}
     where
-        table_id = {{ cdc_sql_string(table_id) }}
+        {{ cdc_is_table(table_id) }}
         and valid_from <= {{ moment }}
         and (valid_to is null or valid_to > {{ moment }})
         and not is_deleted

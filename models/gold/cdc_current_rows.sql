@@ -2,13 +2,13 @@
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
-        partition_by=['table_id'],
+        partition_by=['table_hash'],
         post_hook="{{ cdc_drop_emptied_partitions(this, ref('cdc_row_history')) }}",
     )
 }}
 
 {#- The live rows of every source table: the current, not deleted version of each key
-    in gold.cdc_row_history. Incremental runs rewrite the partitions (table_id) of the
+    in gold.cdc_row_history. Incremental runs rewrite the partitions (table_hash) of the
     tables whose history was rebuilt; a table left without rows loses its partition in
     the post-hook (an overwrite with no rows would leave the old ones in place). -#}
 
@@ -41,7 +41,8 @@ final as (
         change_id as last_change_id,
         landing_batch_id as last_landing_batch_id,
         built_through_batch_id,
-        table_id
+        table_id,
+        table_hash
     from history
     where is_current and not is_deleted
 )

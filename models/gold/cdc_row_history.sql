@@ -2,7 +2,7 @@
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
-        partition_by=['table_id'],
+        partition_by=['table_hash'],
     )
 }}
 
@@ -34,7 +34,7 @@
     Incremental runs fold again only the keys that new changes touch (every key of a
     table that got a new TRUNCATE), from all their changes, so changes that arrive late
     or out of order across partitions land in their true place; the partitions
-    (table_id) of the touched tables are rewritten, the others are left alone.
+    (table_hash) of the touched tables are rewritten, the others are left alone.
 -#}
 
 {% if cdc_nothing_new(ref('cdc_changes'), mark_column='built_through_batch_id') %}
@@ -430,7 +430,7 @@ kept as (
     select {{ cdc_history_columns() | join(', ') }}
     from {{ this }} as h
     left semi join (select distinct table_id from touched_keys) as t -- noqa: ST05
-        on h.table_id = t.table_id
+        on h.table_hash = {{ cdc_partition_hash('t.table_id') }} and h.table_id = t.table_id
     left anti join touched_keys as k
         on h.table_id = k.table_id and h.row_key = k.row_key
 ),
@@ -448,9 +448,9 @@ combined as (
 
 final as (
     select
-        {{ cdc_history_columns() | reject('equalto', 'table_id') | join(', ') }},
+        {{ cdc_history_columns() | join(', ') }},
         (select max(changes.landing_batch_id) from changes) as built_through_batch_id,
-        table_id
+        {{ cdc_partition_hash('table_id') }} as table_hash
     from combined
 )
 

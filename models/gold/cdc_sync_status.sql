@@ -2,7 +2,7 @@
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
-        partition_by=['topic'],
+        partition_by=['topic_hash'],
     )
 }}
 
@@ -16,6 +16,8 @@
     Incremental: each run adds the counts of the silver rows above its high-water mark to
     the previous figures and rewrites the (small) table whole, so the heartbeat age is as
     of the latest build. Halves waiting for their partner are counted afresh each run.
+    Partitioned by a hash of the topic (a topic name need not be a valid folder name):
+    the dynamic overwrite of every partition lets the model read its previous figures.
 -#}
 
 {%- set counted_columns -%}
@@ -171,7 +173,8 @@ final as (
         / 1000000.0 as heartbeat_lag_seconds,
         max(built_through_batch_id) over () as built_through_batch_id,
         current_timestamp() as built_at,
-        topic
+        topic,
+        {{ cdc_partition_hash('topic') }} as topic_hash
     from joined
 )
 

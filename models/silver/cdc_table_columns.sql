@@ -2,7 +2,7 @@
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
-        partition_by=['table_id'],
+        partition_by=['table_hash'],
     )
 }}
 
@@ -11,7 +11,7 @@
     gives the column's type now, and table_type is what the typed models
     (cdc_table, cdc_table_history, cdc_table_as_of) cast it to.
 
-    Incremental runs rebuild the tables (partitions) that new sightings touch, from all
+    Incremental runs rebuild the tables (partitions, table_hash) that new sightings touch, from all
     their sightings. After editing seeds/cdc_type_map.csv, rebuild every table with
     `cdc build --full-refresh -s cdc_table_columns+`. -#}
 
@@ -144,7 +144,8 @@ final as (
         (
             select max(all_sightings.landing_batch_id)
             from {{ ref('int_cdc__column_sightings') }} as all_sightings
-        ) as built_through_batch_id
+        ) as built_through_batch_id,
+        {{ cdc_partition_hash('ranked.table_id') }} as table_hash
     from positioned as ranked
     left join drops
         on ranked.table_id = drops.table_id and ranked.column_name = drops.column_name
