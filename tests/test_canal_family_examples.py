@@ -637,13 +637,13 @@ def test_flink_canal_with_init_we_accept_init_as_snapshot(built):
 def test_flink_cdc_canal_json_typed_values(built):
     """Flink CDC writes typed JSON (numbers as JSON numbers, a full `old`, no es/ts/id):
     the final `products` rows (id, name, description, weight) are those of
-    flink-cdc/expected.json; "$databaseName" is kept as the database name. A JSON number
+    flink-cdc/expected.json; "$databaseName" is kept as the database name (mixed case: as written). A JSON number
     becomes the plain digits of its exact value, not of its written scale (Spark's VARIANT
     keeps values, not scales): weight 1.0 is "1", so weights compare as exact decimals."""
     tables = gold(built.lake, PEER_FLINK_CDC)
-    assert set(tables) == {"$databasename.customers", "$databasename.products"}
+    assert set(tables) == {"$databaseName.customers", "$databaseName.products"}
     ours = by_id([{c: row[c] for c in ("id", "name", "description", "weight")}
-                  for row in tables["$databasename.products"]])
+                  for row in tables["$databaseName.products"]])
     expected = flink_rows(FLINK_CDC["expected_final_state_products"]["rows"])
     assert [{**r, "weight": Decimal(r["weight"])} for r in ours] == \
         [{**r, "weight": Decimal(r["weight"])} for r in expected]

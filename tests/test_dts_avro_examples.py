@@ -322,7 +322,7 @@ def test_sample_is_detected_and_decoded(built):
     (row,) = changes(built, "sample")
     assert row == {
         "kafka_offset": 0, "op": "UPDATE", "vendor_op": "UPDATE", "source_db": "db1", "source_schema": None,
-        "source_table": "t.odd", "table_id": "db1.t.odd", "pk_columns": ["id"], "row_key": '["7"]',
+        "source_table": "t.odd", "table_id": "db1.`t.odd`", "pk_columns": ["id"], "row_key": '["7"]',
         "before": {"id": "7", "amount": "10.50", "updated_at": "2023-11-14T22:13:20.123456", "note": None},
         "after": {"id": "7", "amount": "11.00", "updated_at": "2023-11-14T22:13:21", "note": "héllo"},
         "before_is_partial": False, "after_is_partial": False,
@@ -373,12 +373,13 @@ def test_2019_record_decodes(built):
 
 
 def test_object_names_and_keys(built):
-    """`\\u002E` inside a name is a dot; a 3-part name is db.schema.table; the key is PRIMARY,
-    else the configured key (var cdc_primary_keys), else the first unique key by name, else none."""
+    """`\\u002E` inside a name is a dot (the table id quotes such a part); a 3-part name is
+    db.schema.table; the key is PRIMARY, else the configured key (var cdc_primary_keys),
+    else the first unique key by name, else none."""
     rows = changes(built, "names")
     assert [(r["source_db"], r["source_schema"], r["source_table"], r["table_id"], r["pk_columns"], r["row_key"])
             for r in rows] == [
-        ("db.1", "sch", "t.x", "db.1.sch.t.x", ["id"], '["1"]'),
+        ("db.1", "sch", "t.x", "`db.1`.sch.`t.x`", ["id"], '["1"]'),
         ("shop", None, "configured", "shop.configured", ["code"], '["A"]'),
         ("shop", None, "unique_only", "shop.unique_only", ["code"], '["B"]'),
         ("shop", None, "keyless", "shop.keyless", [], '{"code":"C","v":"3"}'),

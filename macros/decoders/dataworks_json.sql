@@ -238,8 +238,9 @@ final as (
         false as after_is_partial,
         column_types,
         -- eventTime is -1 on full-load rows: no source time
-        {{ cdc_epoch_timestamp('event_ms') }} as event_ts,
-        {{ cdc_epoch_timestamp('system_ms') }} as capture_ts,
+        -- a negative time is no time (the full load's INSERTs carry eventTime -1)
+        case when event_ms >= 0 then {{ cdc_epoch_timestamp('event_ms') }} end as event_ts,
+        case when system_ms >= 0 then {{ cdc_epoch_timestamp('system_ms') }} end as capture_ts,
         case
             when seq is null then cast(array() as array<decimal(38, 0)>)
             when scn_text rlike '^[0-9]{1,38}$' then array(seq, cast(scn_text as decimal(38, 0)))

@@ -128,9 +128,9 @@ final as (
         case when record_kind = 'change' then field_types end as column_types,
         case
             when cluster_position is not null then {{ cdc_epoch_timestamp('cluster_position[0]', 's') }}
-            else {{ cdc_epoch_timestamp('es_ms') }}
+            when es_ms >= 0 then {{ cdc_epoch_timestamp('es_ms') }}
         end as event_ts,
-        {{ cdc_epoch_timestamp('ts_ms') }} as capture_ts,
+        case when ts_ms >= 0 then {{ cdc_epoch_timestamp('ts_ms') }} end as capture_ts,
         concat(
             coalesce(cluster_position, array(cast(0 as decimal(38, 0)), cast(0 as decimal(38, 0)))),
             array(coalesce(sequence, cast(0 as decimal(38, 0))))
