@@ -1,10 +1,3 @@
-{#- The high-water mark of an incremental model: the highest `column` it holds (0 when
-    empty). Models read only input above it. -#}
-{% macro cdc_high_water_mark(relation, column='landing_batch_id') -%}
-    (select coalesce(max({{ column }}), 0) from {{ relation }})
-{%- endmacro %}
-
-
 {#- True when this incremental model has nothing to do: it exists already and `upstream`
     has no row (matching `where`) whose `column` is above this model's high-water mark
     (`mark_column`). The model then selects no rows from itself, a plan Spark builds in no
