@@ -5,12 +5,13 @@ session and the UDFs), `cdc sql --json`."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from process_support import home_env
 
 PROJECT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -22,10 +23,7 @@ def state(tmp_path_factory) -> Path:
 
 
 def run(state: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, CDC_HOME=str(state), DBT_TARGET_PATH=str(state / "dbt-target"),
-               DBT_LOG_PATH=str(state / "dbt-logs"))
-    env.pop("CDC_TEST_HOME", None)
-    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=env, text=True,
+    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=home_env(state), text=True,
                           capture_output=True, timeout=600)
     if check and done.returncode != 0:
         raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cdclake import cli, home_lock
+from process_support import home_env
 
 PROJECT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -26,16 +27,9 @@ def home(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("cli-errors-home")
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = dict(os.environ, CDC_HOME=str(home), DBT_TARGET_PATH=str(home / "dbt-target"),
-               DBT_LOG_PATH=str(home / "dbt-logs"))
-    env.pop("CDC_TEST_HOME", None)
-    return env
-
-
 def run(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.monotonic()
-    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=_env(home), text=True,
+    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=home_env(home), text=True,
                           capture_output=True, timeout=600)
     return done, time.monotonic() - started
 
@@ -72,7 +66,7 @@ def test_plain_dbt_on_a_busy_home_says_so_without_a_traceback(home):
 def test_wait_blocks_until_the_home_is_free(home):
     lock = home_lock.acquire(home)
     waiting = subprocess.Popen([str(BIN / "cdc"), "--wait", "sql", "select 1 as n"], cwd=PROJECT,
-                               env=_env(home), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               env=home_env(home), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert select.select([waiting.stderr], [], [], FAST_SECONDS)[0], "no waiting line"
         assert waiting.stderr.readline() == f"waiting for pid {os.getpid()} to release CDC_HOME {home} ...\n"

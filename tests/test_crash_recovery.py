@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from process_support import home_env
+
 PROJECT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SAMPLES = PROJECT / "samples"
@@ -58,20 +60,13 @@ print(json.dumps({"resumed": resumed, "uninterrupted": dump(lake)}))
 """
 
 
-def _env(home: Path) -> dict[str, str]:
-    env = dict(os.environ, CDC_HOME=str(home), DBT_TARGET_PATH=str(home / "dbt-target"),
-               DBT_LOG_PATH=str(home / "dbt-logs"))
-    env.pop("CDC_TEST_HOME", None)
-    return env
-
-
 def _build_killed_at(home: Path, folder: str) -> bool:
     """Build seeds and models (the data tests would only add time before the kill) and kill the process group when `folder` appears; True when the kill came
     while the build ran (False: the build ended first)."""
     target = home / "warehouse" / folder
     if target.exists():
         return False
-    build = subprocess.Popen([str(BIN / "cdc"), "build", "--exclude", "resource_type:test"], cwd=PROJECT, env=_env(home), start_new_session=True,
+    build = subprocess.Popen([str(BIN / "cdc"), "build", "--exclude", "resource_type:test"], cwd=PROJECT, env=home_env(home), start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
     while build.poll() is None and time.monotonic() < deadline:
@@ -91,7 +86,7 @@ def crashed_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[t
     landed = subprocess.run(
         [str(BIN / "cdc"), "land", str(SAMPLES / "debezium_inventory.jsonl"), str(SAMPLES / "shareplex_shop.jsonl"),
          str(SAMPLES / "drs_jsonc_shop.jsonl")],
-        cwd=PROJECT, env=_env(home), capture_output=True, text=True, timeout=600)
+        cwd=PROJECT, env=home_env(home), capture_output=True, text=True, timeout=600)
     assert landed.returncode == 0, landed.stderr[-2000:]
     kills = []
     for folder in KILL_POINTS:
@@ -106,7 +101,7 @@ def test_every_kill_hit_a_running_build(crashed_home):
 
 def test_building_again_recovers_the_gold_of_an_uninterrupted_build(crashed_home):
     home, _ = crashed_home
-    done = subprocess.run([sys.executable, "-c", FINAL], cwd=PROJECT, env=_env(home), capture_output=True,
+    done = subprocess.run([sys.executable, "-c", FINAL], cwd=PROJECT, env=home_env(home), capture_output=True,
                           text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])

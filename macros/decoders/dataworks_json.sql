@@ -238,7 +238,6 @@ final as (
         false as after_is_partial,
         column_types,
         -- eventTime is -1 on full-load rows: no source time
-        -- a negative time is no time (the full load's INSERTs carry eventTime -1)
         case when event_ms >= 0 then {{ cdc_epoch_timestamp('event_ms') }} end as event_ts,
         case when system_ms >= 0 then {{ cdc_epoch_timestamp('system_ms') }} end as capture_ts,
         case

@@ -14,10 +14,10 @@
     Only `USERS` and `users` in one database, both written in one case, share an id. -#}
 {% macro cdc_table_id(db, schema, table) -%}
     nullif(concat_ws('.', transform(
-        filter(array(trim({{ db }}), trim({{ schema }}), trim({{ table }})), part -> part is not null and part != ''),
-        part -> element_at(transform(
-            array(case when part = upper(part) then lower(part) else part end),
-            name -> case when name rlike '[.`]' then concat('`', replace(name, '`', '``'), '`') else name end
-        ), 1)
+        transform(
+            filter(array(trim({{ db }}), trim({{ schema }}), trim({{ table }})), part -> part is not null and part != ''),
+            part -> case when part = upper(part) then lower(part) else part end
+        ),
+        name -> case when name rlike '[.`]' then concat('`', replace(name, '`', '``'), '`') else name end
     )), '')
 {%- endmacro %}

@@ -93,9 +93,6 @@ final as (
         case when land_error is not null then 'land' else 'route' end as route_stage,
         case
             when land_error is not null then land_error
-            when value_encoding = 'base64' and message_value is not null
-                and try_to_binary(message_value, 'base64') is null
-            then 'value_base64 is not valid base64'
             when resolved_format = '?canal' then
                 'Canal-family message: canal_json, canal_json_legacy, drs_json and drs_json_c '
                 || 'cannot be told apart by shape; declare the format with `cdc land --format` '
