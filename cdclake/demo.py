@@ -15,7 +15,7 @@ SUMMARY_QUERIES: list[tuple[str, str]] = [
     ("Records landed, by topic and format",
      """select topic, coalesce(vendor_format, '-') as format, format_source,
                count(*) as records, count_if(is_duplicate) as duplicates
-        from silver.int_cdc__messages group by 1, 2, 3 order by 1"""),
+        from silver.stg_cdc__messages group by 1, 2, 3 order by 1"""),
     ("Changes, by format and op",
      "select vendor_format, op, count(*) as changes from silver.cdc_changes group by 1, 2 order by 1, 2"),
     ("DDL events", "select table_id, ddl_action, ddl_parse_error, left(ddl_text, 60) as ddl "

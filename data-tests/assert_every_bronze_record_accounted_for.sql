@@ -25,7 +25,7 @@ placed as (
     select landing_batch_id, source_file, source_line, 'reject' from {{ ref('cdc_rejects') }}
     union all
     select landing_batch_id, source_file, source_line, 'duplicate'
-    from {{ ref('int_cdc__messages') }}
+    from {{ ref('stg_cdc__messages') }}
     where is_duplicate
 ),
 

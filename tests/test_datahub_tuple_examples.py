@@ -290,7 +290,7 @@ def test_records_without_declared_format_are_found_by_shape(built):
     """No declared format, no topic_formats row: `_operation_type_` decides, also for a record
     whose table has a column `op` = "d" (which the Debezium rule would otherwise claim)."""
     formats = built.lake.rows("""select topic, vendor_format, format_source, count(*) as n
-                                 from silver.int_cdc__messages where topic in (:a, :b, :c)
+                                 from silver.stg_cdc__messages where topic in (:a, :b, :c)
                                  group by topic, vendor_format, format_source order by topic""",
                               a=DOC, b=HAND, c=SYNTH)
     assert {r["topic"]: (r["vendor_format"], r["format_source"], r["n"]) for r in formats} == {

@@ -397,7 +397,7 @@ def test_datahub_blob_as_text_and_as_base64_decode_the_same(built):
            [{k: v for k, v in r.items() if k not in strip} for r in text]
     assert {r["table_id"] for r in b64} == {"yunshi_db_b64.t_shiyu_pk"}
     formats = built.lake.rows("""select topic, value_encoding, format_source, count(*) as n
-                                 from silver.int_cdc__messages where topic in (:a, :b)
+                                 from silver.stg_cdc__messages where topic in (:a, :b)
                                  group by topic, value_encoding, format_source order by topic""",
                               a=BLOB_TEXT, b=BLOB_B64)
     assert formats == [{"topic": BLOB_B64, "value_encoding": "base64", "format_source": "shape", "n": 6},

@@ -233,6 +233,7 @@ def changes(lake: Lake, topic: str) -> list[Row]:
     return lake.rows(
         """select c.vendor_format, d.format_source, c.op, c.vendor_op, c.table_id, c.pk_columns, c.row_key,
                   c.before, c.after, c.before_is_partial, c.after_is_partial, c.column_types, c.document,
+                  c.update_operators,
                   date_format(c.event_ts, "yyyy-MM-dd'T'HH:mm:ss'Z'") as event_ts,
                   date_format(c.capture_ts, "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'") as capture_ts,
                   transform(c.sort_key, k -> cast(k as string)) as sort_key
@@ -264,8 +265,11 @@ def test_vendor_examples_decode_as_documented(lake_built):
     assert rows[0]["column_types"] == {"_id": "objectId", "c1": "string", "tags": "array"}
     assert (rows[1]["after"], rows[1]["after_is_partial"]) == ({"_id": OID, "c1": "sss"}, False)
     assert (rows[2]["after"], rows[2]["after_is_partial"]) == ({"_id": OID, "c1": "aaa"}, True)
-    assert json.loads(rows[3]["document"]) == {"_id": {"$oid": OID}, "$unset": {"c1": True},
-                                               "$set": {"column1": "aaa"}}
+    # a patch carries its operators, every other change its whole document
+    assert json.loads(rows[3]["update_operators"]) == {"_id": {"$oid": OID}, "$unset": {"c1": True},
+                                                       "$set": {"column1": "aaa"}}
+    assert [r["update_operators"] is not None for r in rows] == [False, False, True, True, False]
+    assert [r["document"] is not None for r in rows] == [True, True, False, False, True]
     assert (rows[4]["before"], rows[4]["before_is_partial"], rows[4]["after"]) == ({"_id": OID}, True, None)
     # clusterTime orders and dates the changes (the oplog clock); es is another clock
     assert [r["sort_key"] for r in rows] == [["1684344064", "1", "256"], ["1684344904", "9", "340"],

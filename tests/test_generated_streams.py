@@ -70,7 +70,7 @@ def test_shuffled_stream_with_redeliveries_folds_the_same(lake, streams, records
     land_all(lake, tmp_path, "shuffled", disordered)
     lake.build()
     assert_gold_matches(lake, streams)
-    duplicates = lake.rows("select count(*) as n from silver.int_cdc__messages where is_duplicate")[0]["n"]
+    duplicates = lake.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate")[0]["n"]
     assert duplicates == sum(len(r) for r in disordered.values()) - sum(len(r) for r in records.values())
 
 

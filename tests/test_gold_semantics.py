@@ -120,4 +120,4 @@ def test_a_table_emptied_in_a_later_batch_leaves_no_rows(gold):
 def test_redelivered_and_relanded_changes_count_once(gold):
     # message 1 of g.keyed and the whole g.trunc stream were landed twice
     assert gold.rows("select count(*) as n from silver.cdc_changes where table_id = 'g.keyed'")[0]["n"] == 6
-    assert gold.rows("select count(*) as n from silver.int_cdc__messages where is_duplicate")[0]["n"] == 2
+    assert gold.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate")[0]["n"] == 2

@@ -198,7 +198,7 @@ def fuzz_figures(lake: Lake, batches: list[int], by_mutation: dict[str, int], se
         for view, extra, distinct in (("cdc_changes", " and pair_key is null", "distinct "),
                                       ("cdc_update_halves", "", ""),
                                       ("cdc_ddl_events", "", ""), ("cdc_heartbeats", "", ""),
-                                      ("cdc_rejects", "", ""), ("int_cdc__messages", " and is_duplicate", "")))
+                                      ("cdc_rejects", "", ""), ("stg_cdc__messages", " and is_duplicate", "")))
     accounted = lake.rows(f"""
         select count(*) as n from (
             select b.source_line from bronze.kafka_messages as b

@@ -146,7 +146,7 @@ def test_each_malformed_record_is_rejected_with_its_reason(lake, landed):
 def test_good_record_still_decodes_once(lake, landed):
     rows = lake.rows("select table_id, row_key, after from silver.cdc_changes where topic = 'bad.canal'")
     assert rows == [{"table_id": "db.t", "row_key": '["1"]', "after": {"id": "1", "v": "a"}}]
-    assert lake.rows("select count(*) as n from silver.int_cdc__messages where is_duplicate")[0]["n"] == 1
+    assert lake.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate")[0]["n"] == 1
 
 
 def test_routing_rejects_name_the_way_out(lake, landed):
@@ -173,7 +173,7 @@ def test_every_bronze_record_is_accounted_for_exactly_once(lake, landed):
             except
             select landing_batch_id, source_file, source_line from silver.cdc_ddl_events
             except
-            select landing_batch_id, source_file, source_line from silver.int_cdc__messages
+            select landing_batch_id, source_file, source_line from silver.stg_cdc__messages
             where is_duplicate)
     """)[0]["n"] == 0
     # the same check as a dbt data test, which every `cdc build` runs
@@ -197,7 +197,7 @@ def test_accounting_test_fails_when_a_record_goes_missing(lake, landed):
 
 def test_invalid_base64_is_a_reject_not_a_failed_build(lake, landed):
     """`value_base64: "===="`, with and without a declared format: unbase64() in format
-    detection failed int_cdc__messages for every record."""
+    detection failed stg_cdc__messages for every record."""
     rows = lake.rows("select reject_stage, reject_reason from silver.cdc_rejects where topic = 'bad.avro'")
     assert rows == [{"reject_stage": "land", "reject_reason": "value_base64 is not valid base64"}] * 2
 

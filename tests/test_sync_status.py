@@ -20,7 +20,7 @@ with decoded as (
     from silver.int_cdc__decoded where record_kind != 'half'
     union all
     select topic, null, 'duplicate', null, null, null, null
-    from silver.int_cdc__messages where is_duplicate
+    from silver.stg_cdc__messages where is_duplicate
 )
 select topic, table_id,
     count_if(record_kind = 'change') as changes,

@@ -18,13 +18,13 @@
     One JSON parse per message (`try_parse_json`, then typed `try_variant_get`: numbers
     keep their digits, JSON null stays distinct from an absent key).
 -#}
-{% macro decode_canal_family(format_id) -%}
+{% macro decode_canal_family(format_id, messages) -%}
 {%- set legacy = format_id == 'canal_json_legacy' -%}
 {%- set delete_rows_in_old = format_id in ('canal_json_legacy', 'drs_json') -%}
 with
 
 messages as (
-    {{ cdc_new_messages(format_id) }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 parsed as (
@@ -168,7 +168,7 @@ canonical as (
     from exploded
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns(format_id) }},
         coalesce(image_index, 0) as row_index,
@@ -183,7 +183,6 @@ final as (
                 then element_at(split(truncated_name, '[.]'), -1)
             else table_field
         end as source_table,
-        cast(null as string) as table_id,
         case when record_kind = 'change' then case when kind = 'truncate' then 'TRUNCATE' else change_op end end
             as op,
         vendor_op,
@@ -193,6 +192,7 @@ final as (
         false as before_is_partial,
         false as after_is_partial,
         case when record_kind = 'change' then column_types end as column_types,
+        {{ cdc_db_type_dialect('db_type') }} as type_system,
         {{ cdc_epoch_timestamp('es') }} as event_ts,
         {{ cdc_epoch_timestamp('ts') }} as capture_ts,
         -- `es` (binlog time, whole seconds), then within a second the GTID's sequence
@@ -201,15 +201,8 @@ final as (
         -- offset): Kafka coordinates only break what remains tied (cdc_position)
         array(coalesce(cast(es as decimal(38, 0)), -1), coalesce(gtid_seq, -1), coalesce(seq, -1)) as sort_key,
         gtid as tx_id,
-        cast(null as string) as pair_key,
         case when record_kind in ('ddl', 'change') and kind != 'change' then sql_text end as ddl_text,
-        case
-            when lower(db_type) like '%oracle%' then 'oracle'
-            when lower(db_type) like '%sql server%' or lower(db_type) like '%sqlserver%' then 'tsql'
-            when lower(db_type) like '%postgres%'
-                or (lower(db_type) like '%gauss%' and lower(db_type) not like '%mysql%') then 'postgres'
-            else 'mysql'
-        end as ddl_dialect,
+        {{ cdc_db_type_dialect('db_type') }} as ddl_dialect,
         case when record_kind = 'marker' then 'OTHER' end as marker_kind,
         case when record_kind = 'marker' then sql_text end as detail,
         case when record_kind = 'reject' then 'decode' end as reject_stage,
@@ -217,7 +210,13 @@ final as (
     from canonical
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
+    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
+    'event_ts', 'capture_ts', 'sort_key', 'tx_id', 'ddl_text', 'ddl_dialect', 'marker_kind',
+    'detail', 'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}
 
 

@@ -22,12 +22,12 @@
     One JSON parse per message (`try_parse_json` of value_text, then typed
     `try_variant_get`: numbers keep their digits, JSON null stays distinct from absent).
 -#}
-{% macro decode_cdl_json() -%}
+{% macro decode_cdl_json(messages) -%}
 {%- set field_type = 'array<struct<field: string, type: string, name: string, parameters: map<string, string>>>' -%}
 with
 
 messages as (
-    {{ cdc_new_messages('cdl_json') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 parsed as (
@@ -169,14 +169,12 @@ canonical as (
     from imaged
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('cdl_json') }},
         0 as row_index,
-        cast(null as string) as source_db,
         seg_owner as source_schema,
         table_name as source_table,
-        cast(null as string) as table_id,
         case when record_kind = 'change' then op_uc end as op,
         vendor_op,
         case when record_kind = 'change' then pk_names end as pk_columns,
@@ -187,8 +185,8 @@ final as (
         case when record_kind = 'change' then
             transform_values(fields, (k, f) -> concat_ws(' ', f.type, f.name))
         end as column_types,
+        'connect' as type_system,
         {{ cdc_epoch_timestamp('timestamp_ms') }} as event_ts,
-        cast(null as timestamp) as capture_ts,
         case
             when log_position is not null and tx_number is not null then array(log_position, tx_number)
             when log_position is not null then array(log_position)
@@ -196,9 +194,6 @@ final as (
             else cast(array() as array<decimal(38, 0)>)
         end as sort_key,
         cast(tx_number as string) as tx_id,
-        cast(null as string) as pair_key,
-        cast(null as string) as ddl_text,
-        cast(null as string) as ddl_dialect,
         case when record_kind = 'marker' then 'HEARTBEAT' end as marker_kind,
         case when record_kind = 'marker' then
             concat_ws(' ', heartbeat_identifier, to_json(images[1]))
@@ -208,7 +203,12 @@ final as (
     from canonical
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns', 'before',
+    'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system', 'event_ts',
+    'sort_key', 'tx_id', 'marker_kind', 'detail', 'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}
 
 

@@ -30,13 +30,13 @@
       microseconds: a column whose type the table declares (var cdc_tables) as date,
       datetime, timestamp or time reads as that (Java's Julian calendar before 1582).
 -#}
-{% macro decode_datahub_tuple() -%}
+{% macro decode_datahub_tuple(messages) -%}
 {%- set meta_columns = ['_sequence_id_', '_operation_type_', '_execute_time_', '_excute_time_',
                         '_source_table_', '_before_image_', '_after_image_'] -%}
 with
 
 messages as (
-    {{ cdc_new_messages('datahub_tuple') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 parsed as (
@@ -146,14 +146,13 @@ canonical as (
     from checked
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('datahub_tuple') }},
         0 as row_index,
         case when record_kind != 'reject' then trim(db_name) end as source_db,
         case when record_kind != 'reject' then trim(schema_name) end as source_schema,
         case when record_kind != 'reject' then trim(table_name) end as source_table,
-        cast(null as string) as table_id,
         case record_kind when 'reject' then null when 'half' then 'UPDATE' else upper(kind) end as op,
         vendor_op,
         case when record_kind != 'reject' then pk_names end as pk_columns,
@@ -162,22 +161,22 @@ final as (
         false as before_is_partial,
         false as after_is_partial,
         json_types as column_types,
+        'datahub' as type_system,
         -- epoch milliseconds, as in the document's example (1649991726000)
         {{ cdc_epoch_timestamp('execute_text') }} as event_ts,
-        cast(null as timestamp) as capture_ts,
         case when seq is null then cast(array() as array<decimal(38, 0)>) else array(seq) end as sort_key,
-        cast(null as string) as tx_id,
         case when record_kind = 'half' then cast(seq as string) end as pair_key,
-        cast(null as string) as ddl_text,
-        cast(null as string) as ddl_dialect,
-        cast(null as string) as marker_kind,
-        cast(null as string) as detail,
         case when record_kind = 'reject' then 'decode' end as reject_stage,
         reject_reason
     from canonical
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
+    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
+    'event_ts', 'sort_key', 'pair_key', 'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}
 
 

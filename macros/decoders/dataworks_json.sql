@@ -22,7 +22,7 @@
     - TRUNCATE -> a TRUNCATE change of the table (gold empties it), its statement in ddl_text.
     - CREATE, ALTER, ERASE (drop), RENAME, CINDEX, DINDEX, QUERY -> DDL rows with ddl.text;
       the base64 Java-serialized ddlMeta is decoded by the UDF cdc_decode_ddlmeta into
-      `detail` (JSON). A ddlMeta that is not a DDLMeta makes the message a reject.
+      `ddl_meta` (JSON). A ddlMeta that is not a DDLMeta makes the message a reject.
     - TRANSACTION_BEGIN / TRANSACTION_END -> TX_BEGIN / TX_END markers; XACOMMIT -> TX_END;
       XAROLLBACK and GTID -> OTHER; MHEARTBEAT -> HEARTBEAT (event_ts = eventTime).
     - Ordering: sort_key = [sequenceId] (numeric; "-1" sorts before every incremental
@@ -32,12 +32,12 @@
       as digits (a JSON string such as "1.100000" keeps its text; a JSON number keeps its
       digits except trailing fraction zeros, which the VARIANT parse drops).
 -#}
-{% macro decode_dataworks_json() -%}
+{% macro decode_dataworks_json(messages) -%}
 {%- set ddl_ops = "'CREATE', 'ALTER', 'ERASE', 'RENAME', 'CINDEX', 'DINDEX', 'QUERY'" -%}
 with
 
 messages as (
-    {{ cdc_new_messages('dataworks_json') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 -- The ddlMeta UDF runs in Python for every row it is given: a cheap look at the raw text
@@ -207,7 +207,7 @@ canonical as (
     from declared
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('dataworks_json') }},
         0 as row_index,
@@ -222,7 +222,6 @@ final as (
                 then element_at(split(truncated_name, '[.]'), -1)
             else table_name
         end as source_table,
-        cast(null as string) as table_id,
         case
             when record_kind = 'change' and kind = 'truncate' then 'TRUNCATE'
             when record_kind in ('change', 'half') and vendor_op = 'INSERT'
@@ -237,6 +236,7 @@ final as (
         false as before_is_partial,
         false as after_is_partial,
         column_types,
+        'dataworks' as type_system,
         -- eventTime is -1 on full-load rows: no source time
         case when event_ms >= 0 then {{ cdc_epoch_timestamp('event_ms') }} end as event_ts,
         case when system_ms >= 0 then {{ cdc_epoch_timestamp('system_ms') }} end as capture_ts,
@@ -245,16 +245,10 @@ final as (
             when scn_text rlike '^[0-9]{1,38}$' then array(seq, cast(scn_text as decimal(38, 0)))
             else array(seq)
         end as sort_key,
-        cast(null as string) as tx_id,
         case when record_kind = 'half' then cast(seq as string) end as pair_key,
         case when record_kind in ('ddl', 'change') and kind in ('ddl', 'truncate') then ddl_statement end
             as ddl_text,
-        case
-            when lower(db_type) like '%oracle%' then 'oracle'
-            when lower(db_type) like '%sql%server%' or lower(db_type) like '%sqlserver%' then 'tsql'
-            when lower(db_type) like '%postgres%' or lower(db_type) like '%polardb%pg%' then 'postgres'
-            else 'mysql'
-        end as ddl_dialect,
+        {{ cdc_db_type_dialect('db_type') }} as ddl_dialect,
         case when record_kind = 'marker' then
             case vendor_op
                 when 'MHEARTBEAT' then 'HEARTBEAT'
@@ -264,13 +258,19 @@ final as (
                 else 'OTHER'
             end
         end as marker_kind,
-        case when record_kind = 'ddl' then ddl_meta_json end as detail,
+        case when record_kind = 'ddl' then ddl_meta_json end as ddl_meta,
         case when record_kind = 'reject' then 'decode' end as reject_stage,
         reject_reason
     from canonical
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
+    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
+    'event_ts', 'capture_ts', 'sort_key', 'pair_key', 'ddl_text', 'ddl_dialect', 'marker_kind',
+    'ddl_meta', 'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}
 
 

@@ -19,7 +19,7 @@
     the Connect types Debezium gives those SQL types), else kept as given.
     One JSON parse per message (`try_parse_json`, then typed `try_variant_get`).
 -#}
-{% macro decode_debezium_json() -%}
+{% macro decode_debezium_json(messages) -%}
 {%- set snapshot_values = "('true', 'first', 'first_in_data_collection', 'last_in_data_collection', "
     "'last', 'incremental')" -%}
 {%- set schema_fields_type = 'array<struct<field: string, fields: array<struct<'
@@ -27,7 +27,7 @@
 with
 
 messages as (
-    {{ cdc_new_messages('debezium_json') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 parsed as (
@@ -260,7 +260,7 @@ canonical as (
     from untoasted
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('debezium_json') }},
         0 as row_index,
@@ -270,7 +270,6 @@ final as (
             when kind = 'ddl' then coalesce(element_at(split(regexp_replace(ddl_table_id, '["`]', ''), '[.]'), -1), table_field)
             else table_field
         end as source_table,
-        cast(null as string) as table_id,
         case when record_kind = 'change' then change_op end as op,
         case when kind = 'tx' then tx_status else vendor_op_code end as vendor_op,
         case
@@ -292,6 +291,7 @@ final as (
                 transform(array_distinct(filter(split(lob_columns, '\\s*,\\s*'), c -> c != '' and not map_contains_key(coalesce(column_schema, map()), c))), c -> 'LOB')
             ), cast(map() as map<string, string>))
         ) end as column_types,
+        'connect' as type_system,
         {{ cdc_epoch_timestamp("case when kind in ('tx', 'heartbeat') then ts_ms else source_ts_ms end") }} as event_ts,
         {{ cdc_epoch_timestamp('ts_ms') }} as capture_ts,
         case
@@ -302,7 +302,6 @@ final as (
             else cast(array() as array<decimal(38, 0)>)
         end as sort_key,
         case when kind = 'tx' then tx_event_id else tx_field end as tx_id,
-        cast(null as string) as pair_key,
         case when record_kind = 'ddl' then ddl_field end as ddl_text,
         case
             when connector = 'postgresql' then 'postgres'
@@ -329,7 +328,13 @@ final as (
     from canonical
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
+    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
+    'event_ts', 'capture_ts', 'sort_key', 'tx_id', 'ddl_text', 'ddl_dialect', 'marker_kind',
+    'detail', 'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}
 
 

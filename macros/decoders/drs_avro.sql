@@ -9,11 +9,11 @@
     udfs/schemas/drs_avro/Record.reconstructed.avsc. Point var `cdc_drs_avro_schemas` at
     Huawei's record.avsc (several files for schema evolution, see cdc_drs_avro_schema_paths).
 -#}
-{% macro decode_drs_avro() -%}
+{% macro decode_drs_avro(messages) -%}
 with
 
 messages as (
-    {{ cdc_new_messages('drs_avro') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 decoded as (
@@ -154,7 +154,7 @@ canonical as (
     from imaged
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('drs_avro') }},
         0 as row_index,
@@ -170,7 +170,6 @@ final as (
                 then element_at(split(truncated_name, '[.]'), -1)
             else table_part
         end as source_table,
-        cast(null as string) as table_id,
         case when record_kind = 'change' then case when kind = 'truncate' then 'TRUNCATE' else change_op end end
             as op,
         vendor_op,
@@ -180,6 +179,7 @@ final as (
         false as before_is_partial,
         false as after_is_partial,
         case when record_kind = 'change' and kind = 'change' then type_map end as column_types,
+        case when table_name like '%"%' then 'oracle' else 'mysql' end as type_system,
         {{ cdc_epoch_timestamp('event_ms') }} as event_ts,
         -- the Kafka record time: DRS Avro carries no time of its own for the write
         kafka_ts as capture_ts,
@@ -187,8 +187,6 @@ final as (
             case when seqno rlike '^[0-9]{1,38}$' then array(cast(seqno as decimal(38, 0))) else array() end,
             case when event_ms is not null then array(cast(event_ms as decimal(38, 0))) else array() end
         ) as sort_key,
-        cast(null as string) as tx_id,
-        cast(null as string) as pair_key,
         case when record_kind in ('ddl', 'change') and kind != 'change' then ddl_statement end as ddl_text,
         -- no source engine is named: quoted identifiers mean Oracle (the only DRS Avro
         -- consumer Huawei documents is MRS CDL's drs-oracle-avro)
@@ -200,7 +198,13 @@ final as (
     from canonical
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
+    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
+    'event_ts', 'capture_ts', 'sort_key', 'ddl_text', 'ddl_dialect', 'marker_kind', 'detail',
+    'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}
 
 

@@ -16,7 +16,8 @@
       document as after image.
     - UPDATE whose value is update operators (recordType update: `$set`, `$unset`, dotted
       paths, `$inc` ...) -> UPDATE with a partial after image (`_id` and the top-level
-      fields `$set` gives whole) and the operators in `detail` (silver cdc_changes.document);
+      fields `$set` gives whole) and the operators in `update_operators` (the whole document of the
+      other changes in `document`);
       gold applies them onto the document it holds (cdc_row_history, UDF cdc_fold_documents).
     - DELETE (value = {_id}, recordType doc) -> DELETE.
     - DDL -> a DDL event; its text is the value as JSON (a MongoDB command document).
@@ -27,11 +28,11 @@
       event_ts = clusterTime (the oplog time), capture_ts = ts. A message without
       clusterTime orders by id alone, before every timed change ([0, 0, id]).
 -#}
-{% macro decode_drs_mongo_json() -%}
+{% macro decode_drs_mongo_json(messages) -%}
 with
 
 messages as (
-    {{ cdc_new_messages('drs_mongo_json') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 parsed as (
@@ -109,14 +110,12 @@ checked as (
     from classified
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('drs_mongo_json') }},
         0 as row_index,
         db_name as source_db,
-        cast(null as string) as source_schema,
         coll_name as source_table,
-        cast(null as string) as table_id,
         case when record_kind = 'change' then vendor_op end as op,
         vendor_op || coalesce('/' || record_type, '') as vendor_op,
         case when record_kind = 'change' then array('_id') end as pk_columns,
@@ -126,6 +125,7 @@ final as (
         record_kind = 'change' and vendor_op = 'DELETE' as before_is_partial,
         record_kind = 'change' and value_kind = 'operators' as after_is_partial,
         case when record_kind = 'change' then field_types end as column_types,
+        'bson' as type_system,
         case
             when cluster_position is not null then {{ cdc_epoch_timestamp('cluster_position[0]', 's') }}
             when es_ms >= 0 then {{ cdc_epoch_timestamp('es_ms') }}
@@ -135,12 +135,10 @@ final as (
             coalesce(cluster_position, array(cast(0 as decimal(38, 0)), cast(0 as decimal(38, 0)))),
             array(coalesce(sequence, cast(0 as decimal(38, 0))))
         ) as sort_key,
-        cast(null as string) as tx_id,
-        cast(null as string) as pair_key,
         case when record_kind = 'ddl' then coalesce(document, value_shell) end as ddl_text,
         case when record_kind = 'ddl' then 'mongodb' end as ddl_dialect,
-        cast(null as string) as marker_kind,
-        case when record_kind = 'change' then document end as detail,
+        case when record_kind = 'change' and coalesce(value_kind, '') != 'operators' then document end as document,
+        case when record_kind = 'change' and value_kind = 'operators' then document end as update_operators,
         case when record_kind = 'reject' then 'decode' end as reject_stage,
         reject_reason
     from (
@@ -149,7 +147,13 @@ final as (
     )
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_db', 'source_table', 'op', 'vendor_op', 'pk_columns', 'before', 'after',
+    'before_is_partial', 'after_is_partial', 'column_types', 'type_system', 'event_ts',
+    'capture_ts', 'sort_key', 'ddl_text', 'ddl_dialect', 'document', 'update_operators',
+    'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}
 
 

@@ -24,14 +24,14 @@
     Ordering: sort_key = [sourceTimestamp, binlog file index, offset] from sourcePosition
     `offset@fileindex` (just [sourceTimestamp] when it has another form), then Kafka offset.
 -#}
-{% macro decode_dts_avro() -%}
+{% macro decode_dts_avro(messages) -%}
 {%- set change_ops = "'INSERT', 'UPDATE', 'DELETE', 'INIT'" -%}
 {%- set marker_ops = "'BEGIN', 'COMMIT', 'ROLLBACK', 'ABORT', 'HEARTBEAT', 'CHECKPOINT', "
     "'COMMAND', 'FILL', 'FINISH', 'CONTROL', 'RDB', 'NOOP'" -%}
 with
 
 messages as (
-    {{ cdc_new_messages('dts_avro') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 -- the one call of the Python UDF per message
@@ -196,14 +196,13 @@ key_checked as (
     from imaged
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('dts_avro') }},
         0 as row_index,
         db_name as source_db,
         schema_name as source_schema,
         table_name as source_table,
-        cast(null as string) as table_id,
         case
             when record_kind = 'change' and kind = 'truncate' then 'TRUNCATE'
             when record_kind = 'change' then case vendor_op when 'INIT' then 'SNAPSHOT' else vendor_op end
@@ -221,6 +220,7 @@ final as (
                 coalesce(try_element_at(after_types, i + 1), try_element_at(before_types, i + 1))
             ))
         ) end as column_types,
+        'dts' as type_system,
         {{ cdc_epoch_timestamp('source_ts', 's') }} as event_ts,
         -- when DTS last handled the record, else when it was born in the source log
         {{ cdc_epoch_timestamp('coalesce(try_element_at(process_ts, -1), nullif(born_ts, 0))') }} as capture_ts,
@@ -234,7 +234,6 @@ final as (
             else array(cast(source_ts as decimal(38, 0)))
         end as sort_key,
         nullif(source_txid, '') as tx_id,
-        cast(null as string) as pair_key,
         case when record_kind = 'ddl' or (record_kind = 'change' and kind = 'truncate') then ddl_statement end
             as ddl_text,
         case
@@ -259,5 +258,11 @@ final as (
     from key_checked
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
+    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
+    'event_ts', 'capture_ts', 'sort_key', 'tx_id', 'ddl_text', 'ddl_dialect', 'marker_kind',
+    'detail', 'reject_stage', 'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}

@@ -26,11 +26,11 @@
     Ordering: (scn, the three numbers of trans usn.slot.sqn, seq); a `trans` of another
     form (a MySQL source's GTID) gives its sequence number in place of sqn.
 -#}
-{% macro decode_shareplex_json() -%}
+{% macro decode_shareplex_json(messages) -%}
 with
 
 messages as (
-    {{ cdc_new_messages('shareplex_json') }}
+    select *, {{ cdc_message_text() }} as value_text from {{ messages }}
 ),
 
 parsed as (
@@ -128,14 +128,12 @@ imaged as (
     from checked
 ),
 
-final as (
+decoder_rows as (
     select
         {{ cdc_message_columns('shareplex_json') }},
         0 as row_index,
-        cast(null as string) as source_db,
         owner_name as source_schema,
         table_name as source_table,
-        cast(null as string) as table_id,
         case when record_kind = 'change' then action end as op,
         vendor_op,
         case when record_kind in ('change', 'half') then key_columns end as pk_columns,
@@ -154,6 +152,7 @@ final as (
         coalesce(record_kind != 'reject' and action in ('UPDATE', 'UPDATE BEFORE'), false) as before_is_partial,
         coalesce(record_kind != 'reject' and action in ('UPDATE', 'UPDATE AFTER'), false) as after_is_partial,
         case when record_kind in ('change', 'half') then cast(map() as map<string, string>) end as column_types,
+        'oracle' as type_system,
         -- "UTC, yyyy-MM-ddTHH:mm:ssZ" says the document; its examples have no Z
         try_to_timestamp(regexp_replace(time_text, 'Z$', '') || 'Z', "yyyy-MM-dd'T'HH:mm:ss[.SSSSSSSSS]X")
             as event_ts,
@@ -187,12 +186,16 @@ final as (
             end
         end as ddl_text,
         case when record_kind = 'ddl' then 'oracle' end as ddl_dialect,
-        cast(null as string) as marker_kind,
-        cast(null as string) as detail,
         case when record_kind = 'reject' then 'decode' end as reject_stage,
         reject_reason
     from imaged
 )
 
-select * from final
+select {{ cdc_decoded_row([
+    'row_index', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns', 'before',
+    'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system', 'event_ts',
+    'capture_ts', 'sort_key', 'tx_id', 'pair_key', 'ddl_text', 'ddl_dialect', 'reject_stage',
+    'reject_reason'
+]) }}
+from decoder_rows
 {%- endmacro %}

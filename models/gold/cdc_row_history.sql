@@ -16,8 +16,8 @@
     unkeyed tables (multiset, the row is its own key):
                     INSERT/SNAPSHOT -> +1; DELETE -> -1; UPDATE -> -1 before, +1 after
     TRUNCATE:       a truncate event for every key of the table seen before it
-    document stores (drs_mongo_json): an UPDATE whose partial after image comes with
-                    update operators (cdc_changes.document) -> patch; the documents of
+    document stores: an UPDATE whose partial after image comes with update operators
+                    (cdc_changes.update_operators) -> patch; the documents of
                     keys that got a patch fold in Python (UDF cdc_fold_documents, which
                     applies $set / $unset / dotted paths / $inc ... the way MongoDB does),
                     the others in SQL like every other key
@@ -45,7 +45,7 @@ select * from {{ this }} where false
 
 {#- Python folds documents only when some change is an update-operator patch -#}
 {%- set fold_documents = execute and (run_query(
-    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and document is not null limit 1'
+    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null limit 1'
 ).rows | length > 0) %}
 
 with
@@ -164,7 +164,8 @@ key_events as (
         c.change_id,
         c.landing_batch_id,
         size(c.pk_columns) > 0 as is_keyed,
-        c.document
+        -- what the document fold reads: the operators of a patch, else the whole document
+        coalesce(c.update_operators, c.document) as document
     from folded_changes as c
     -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
     lateral view explode(
@@ -198,7 +199,7 @@ key_events as (
                     named_struct(
                         'row_key', c.row_key,
                         'action', case
-                            when c.after_is_partial and c.document is not null then 'patch'
+                            when c.after_is_partial and c.update_operators is not null then 'patch'
                             when c.after_is_partial then 'merge'
                             else 'upsert'
                         end,

@@ -42,7 +42,7 @@ new_rows as (
 
 duplicates_new as (
     select topic, cast(null as string) as table_id, vendor_format, landing_batch_id
-    from {{ ref('int_cdc__messages') }}
+    from {{ ref('stg_cdc__messages') }}
     where is_duplicate
         {% if is_incremental() %}
         and landing_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}

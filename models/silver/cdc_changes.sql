@@ -8,7 +8,7 @@
     change_id, vendor_format, topic, kafka_partition, kafka_offset, row_index, kafka_ts, source_db,
     source_schema, source_table, table_id, op, vendor_op, pk_columns, row_key, before_row_key, before, after,
     before_is_partial, after_is_partial, column_types, event_ts, capture_ts, sort_key, tx_id, pair_key,
-    ddl_text, detail, message_id, landing_batch_id, source_file, source_line
+    ddl_text, document, update_operators, message_id, landing_batch_id, source_file, source_line
 {%- endset %}
 
 with
@@ -51,8 +51,9 @@ final as (
         tx_id,
         pair_key,
         ddl_text as truncate_statement,
-        -- document stores (drs_mongo_json): the document, or the update operators of a patch
-        case when vendor_format = 'drs_mongo_json' then detail end as document,
+        -- document stores: the whole document, or the update operators of a partial update
+        document,
+        update_operators,
         message_id,
         landing_batch_id,
         source_file,

@@ -65,8 +65,8 @@ final as (
         ddl.error as ddl_parse_error,
         ddl.dialect as ddl_parse_dialect,
         ddl.statements as ddl_statement_count,
-        -- DataWorks: the ddlMeta object (UDF cdc_decode_ddlmeta) as JSON
-        case when vendor_format = 'dataworks_json' then detail end as ddl_meta,
+        -- the vendor's structured description of the DDL, as JSON (DataWorks ddlMeta)
+        ddl_meta,
         event_ts,
         capture_ts,
         sort_key,

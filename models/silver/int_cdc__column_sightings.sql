@@ -25,7 +25,7 @@ changes as (
     select
         table_id,
         case
-            when cardinality(column_types) > 0 then {{ cdc_type_system('vendor_format', 'ddl_dialect') }}
+            when cardinality(column_types) > 0 then type_system
             else 'untyped'
         end as type_system,
         case

@@ -70,7 +70,7 @@ pairs as (
 
 final as (
     select
-        {{ cdc_decoded_columns() | reject('equalto', 'table_id') | join(', ') }},
+        {{ cdc_decoded_contract() | map(attribute='name') | join(', ') }},
         table_id, row_key, before_row_key, change_id, decoded_at
     from pairs
     where pair_rank = 1

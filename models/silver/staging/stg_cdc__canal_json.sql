@@ -1,1 +1,1 @@
-{{ decode_canal_json() }}
+{{ decode_canal_json(cdc_format_messages('canal_json')) }}

@@ -1,1 +1,1 @@
-{{ decode_canal_json_legacy() }}
+{{ decode_canal_json_legacy(cdc_format_messages('canal_json_legacy')) }}

@@ -1,1 +1,1 @@
-{{ decode_cdl_json() }}
+{{ decode_cdl_json(cdc_format_messages('cdl_json')) }}

@@ -1,1 +1,1 @@
-{{ decode_datahub_tuple() }}
+{{ decode_datahub_tuple(cdc_format_messages('datahub_tuple')) }}

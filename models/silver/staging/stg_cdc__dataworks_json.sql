@@ -1,1 +1,1 @@
-{{ decode_dataworks_json() }}
+{{ decode_dataworks_json(cdc_format_messages('dataworks_json')) }}

@@ -1,1 +1,1 @@
-{{ decode_debezium_json() }}
+{{ decode_debezium_json(cdc_format_messages('debezium_json')) }}

@@ -1,1 +1,1 @@
-{{ decode_drs_avro() }}
+{{ decode_drs_avro(cdc_format_messages('drs_avro')) }}

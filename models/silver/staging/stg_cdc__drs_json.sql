@@ -1,1 +1,1 @@
-{{ decode_drs_json() }}
+{{ decode_drs_json(cdc_format_messages('drs_json')) }}

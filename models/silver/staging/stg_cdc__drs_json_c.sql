@@ -1,1 +1,1 @@
-{{ decode_drs_json_c() }}
+{{ decode_drs_json_c(cdc_format_messages('drs_json_c')) }}

@@ -1,1 +1,1 @@
-{{ decode_dts_avro() }}
+{{ decode_dts_avro(cdc_format_messages('dts_avro')) }}

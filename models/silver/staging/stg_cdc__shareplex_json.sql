@@ -1,1 +1,1 @@
-{{ decode_shareplex_json() }}
+{{ decode_shareplex_json(cdc_format_messages('shareplex_json')) }}
