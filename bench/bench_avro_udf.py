@@ -4,7 +4,7 @@
 (b) through Spark: `select cdc_decode_dts_avro(v)` over a DataFrame of the same N values,
     written to the `noop` sink so every row is decoded (Arrow batches to the Python
     workers and back), on the embedded session (`local[*]`).
-The values are the Avro records of a generated stream (cdclake/renderers/<format>.py:
+The values are the Avro records of a generated stream (tests/renderers/<format>.py:
 keyed, composite-keyed and unkeyed tables, utf8mb4 text, long decimals, binary, DATETIME,
 DOUBLE), repeated to N. Prints the figures and writes the section "## Avro UDF throughput"
 of BENCHMARKS.md (other sections are left as they are). Run it on an otherwise idle machine:
@@ -19,11 +19,14 @@ import itertools
 import json
 import os
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
+# the stream generators (synth, renderers) are test code: they live in tests/
+sys.path.insert(0, str(PROJECT / "tests"))
 SECTION = "## Avro UDF throughput"
 
 
@@ -37,9 +40,9 @@ CASES: dict[str, tuple[str, str, str]] = {
 def values(format_id: str, n: int) -> list[str]:
     import importlib
 
-    from cdclake import synth
+    import synth
 
-    renderer = importlib.import_module(f"cdclake.renderers.{CASES[format_id][0]}")
+    renderer = importlib.import_module(f"renderers.{CASES[format_id][0]}")
     records = renderer.render(synth.generate(f"bench_{format_id}", n_changes=min(n, 20_000)), topic="bench")
     return [r.value for r in itertools.islice(itertools.cycle(records), n)]
 

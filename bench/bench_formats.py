@@ -1,6 +1,6 @@
 """Benchmark: decode and fold throughput per vendor format.
 
-One generated stream (cdclake.synth: keyed, composite-keyed and unkeyed tables, multi-row
+One generated stream (tests/synth.py: keyed, composite-keyed and unkeyed tables, multi-row
 statements, key changes, deletes, NULLs, unicode, long decimals, binary) is rendered in
 each format, landed and built alone on an empty lake, in this process (JVM start-up is
 paid once, before the first format). Prints row changes per second of `land` and of
@@ -18,11 +18,14 @@ import importlib
 import json
 import os
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
+# the stream generators (synth, renderers) are test code: they live in tests/
+sys.path.insert(0, str(PROJECT / "tests"))
 SECTION = "## Decoders by format"
 # format id, renderer module, renderer keyword arguments
 VARIANTS: list[tuple[str, str, dict]] = [
@@ -42,23 +45,23 @@ CONFIGURED_KEYS = ("datahub_tuple", "drs_avro")
 
 
 def render(format_id: str, module: str, kwargs: dict, changes: int):
-    from cdclake import synth
+    import synth
 
     if format_id == "drs_mongo_json":
         # documents, not rows: the Mongo renderer generates its own changes (patches included)
-        from cdclake.renderers import drs_mongo_json
+        from renderers import drs_mongo_json
 
         docs = drs_mongo_json.generate(changes, seed=3)
         return drs_mongo_json.render(f"bench_{format_id}", docs, topic=f"bench.{format_id}")
     stream = synth.generate(f"bench_{format_id}", n_changes=changes, seed=3)
     if not module:
         return synth.render_canal_family(stream, format_id, topic=f"bench.{format_id}")
-    renderer = importlib.import_module(f"cdclake.renderers.{module}")
+    renderer = importlib.import_module(f"renderers.{module}")
     return renderer.render(stream, topic=f"bench.{format_id}", **kwargs)
 
 
 def measure(lake, workdir: Path, format_id: str, module: str, kwargs: dict, changes: int) -> dict:
-    from cdclake import synth
+    import synth
 
     records = render(format_id, module, kwargs, changes)
     path = workdir / f"{format_id}{'-schema' if kwargs else ''}.jsonl"

@@ -1,5 +1,8 @@
-"""The format ids of DESIGN §4.2 (decoders exist for those in dbt_project.yml's
-`cdc_decoded_formats`; the others are routed and rejected as "no decoder yet")."""
+"""The format ids of DESIGN §4.2: the one list of them. Each has a decoder
+(macros/decoders/<id>.sql), a staging model and a docs block; var `cdc_decoded_formats`
+(dbt_project.yml) turns decoders on, all of them by default (a format left out is routed
+and rejected as "no decoder"). tests/test_project_layout.py checks every other list of
+format ids against this one."""
 
 from __future__ import annotations
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import pytest
+
+if TYPE_CHECKING:
+    from cdclake.lake import Lake
+    from decoder_support import Decoders
 
 # A fresh state folder per run; set CDC_TEST_HOME to keep it somewhere to look at.
 os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or tempfile.mkdtemp(prefix="cdc-test-")
@@ -29,3 +33,11 @@ def lake() -> Iterator["Lake"]:
 @pytest.fixture(scope="session")
 def vectors() -> Path:
     return VECTORS
+
+
+@pytest.fixture(scope="session")
+def decoders(lake: "Lake") -> "Decoders":
+    """One decoder over given messages, no build (tests/decoder_support.py)."""
+    from decoder_support import Decoders
+
+    return Decoders(lake)

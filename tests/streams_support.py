@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cdclake import synth
+import synth
 
 State = dict[tuple[str, str], tuple[dict, int]]
 

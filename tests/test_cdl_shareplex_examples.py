@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdclake import synth
-from cdclake.renderers import cdl_json, shareplex_json
+import synth
+from renderers import cdl_json, shareplex_json
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdclake import synth
-from cdclake.renderers import datahub_tuple as renderer
+import synth
+from renderers import datahub_tuple as renderer
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake

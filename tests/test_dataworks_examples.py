@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdclake import synth
-from cdclake.renderers import dataworks_json as renderer
+import synth
+from renderers import dataworks_json as renderer
 from udfs.ddlmeta import decode_ddlmeta
 
 if TYPE_CHECKING:

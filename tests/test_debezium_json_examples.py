@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdclake import synth
-from cdclake.renderers import debezium_json
+import synth
+from renderers import debezium_json
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake

@@ -13,15 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from decoder_support import Decoders
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS: list[str] = yaml.safe_load((ROOT / "dbt_project.yml").read_text())["vars"]["cdc_decoded_formats"]
-
-
-@pytest.fixture(scope="module")
-def decoders(lake) -> Decoders:
-    return Decoders(lake)
 
 
 @pytest.fixture(scope="module")

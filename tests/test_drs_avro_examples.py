@@ -28,8 +28,8 @@ import pytest
 from fastavro import schemaless_writer
 from fastavro.schema import parse_schema
 
-from cdclake import synth
-from cdclake.renderers import drs_avro as renderer
+import synth
+from renderers import drs_avro as renderer
 from udfs import drs_avro
 
 if TYPE_CHECKING:

@@ -8,7 +8,9 @@ shuffled with 10% re-deliveries over two builds; bad messages are rejects with r
 Source: vendor-docs/huawei-drs-kafka-formats.zh.txt (表3 DDS到Kafka), tests/vectors/
 huawei_drs_json/dds_mongodb_ops.ndjson (its five examples). The session time zone is UTC.
 
-Two builds: everything but the second halves lands before the first.
+The decoder's own behaviour (vendor examples, shell types, rejects) is unit-tested over
+the messages alone (tests/decoder_support.py, no build); the folds run in one lake with
+two builds: everything but the second halves lands before the first.
 """
 
 from __future__ import annotations
@@ -21,17 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdclake import synth
-from cdclake.renderers import drs_mongo_json as mongo
+import synth
+from renderers import drs_mongo_json as mongo
 from udfs.mongo import decode_change
 from udfs.mongo_shell import MongoSyntaxError, canonical, dumps, parse
 
 if TYPE_CHECKING:
+    from decoder_support import Decoders
+
     from cdclake.lake import Lake
 
 Row = dict[str, Any]
 OID = "64650cf67dc36a464e76e583"
-DOC, TYPES, PATCH, UNKNOWN, BAD, DDL = (f"ex.mongo.{n}" for n in ("doc", "types", "patch", "unknown", "bad", "ddl"))
+DOC, PATCH, UNKNOWN, DDL = (f"ex.mongo.{n}" for n in ("doc", "patch", "unknown", "ddl"))
 GEN_ORDER, GEN_DISORDER = "gen.mongo.inorder", "gen.mongo.disorder"
 FIRST_BUILD: dict[str, Any] = {}  # what gold held after the first of the two builds
 
@@ -202,11 +206,9 @@ def lake_built(lake: Lake, vectors: Path, generated, patched, tmp_path_factory: 
     lake.reset()
     # the vendor examples as plain text without a format: detected by shape
     lake.land([vectors / "huawei_drs_json" / "dds_mongodb_ops.ndjson"], topic=DOC)
-    lake.land([write(tmp, "types", plain(TYPES, [message("INSERT", "insert", TYPED_VALUE, coll="typed")]))])
     lake.land([write(tmp, "unknown", plain(UNKNOWN, [
         message("UPDATE", "update", '{"$set": {"a.b": 1, "c": "x"}, "$unset": {"z": true}}',
                 '{"_id": NumberLong(77)}', coll="orphans")]))])
-    lake.land([write(tmp, "bad", plain(BAD, [m for m, _ in BAD_MESSAGES]))], declared_format="drs_mongo_json")
     lake.land([write(tmp, "ddl", plain(DDL, [
         message("DDL", "", '{"drop": "old_coll"}', coll="old_coll"),
         message("DDL", "", '{"renameCollection": "d.a", "to": "d.b"}', seq=2, cluster="1700000001:1")]))])
@@ -229,18 +231,15 @@ def lake_built(lake: Lake, vectors: Path, generated, patched, tmp_path_factory: 
     return lake
 
 
-def changes(lake: Lake, topic: str) -> list[Row]:
-    return lake.rows(
-        """select c.vendor_format, d.format_source, c.op, c.vendor_op, c.table_id, c.pk_columns, c.row_key,
-                  c.before, c.after, c.before_is_partial, c.after_is_partial, c.column_types, c.document,
-                  c.update_operators,
-                  date_format(c.event_ts, "yyyy-MM-dd'T'HH:mm:ss'Z'") as event_ts,
-                  date_format(c.capture_ts, "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'") as capture_ts,
-                  transform(c.sort_key, k -> cast(k as string)) as sort_key
-           from silver.cdc_changes as c
-           inner join silver.int_cdc__decoded as d on c.change_id = d.change_id
-           where c.topic = :topic order by c.kafka_partition, c.kafka_offset""",
-        topic=topic)
+def decoded(decoders: Decoders, values: list[str]) -> list[Row]:
+    """The rows decode_drs_mongo_json gives for these message values (no build), times as
+    ISO-8601 text and sort keys as text, like `changes`."""
+    rows = decoders.rows("drs_mongo_json", values)
+    for r in rows:
+        r["event_ts"] = r["event_ts"] and r["event_ts"].strftime("%Y-%m-%dT%H:%M:%SZ")
+        r["capture_ts"] = r["capture_ts"] and r["capture_ts"].strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        r["sort_key"] = r["sort_key"] and [str(k) for k in r["sort_key"]]
+    return rows
 
 
 def gold_rows(lake: Lake, table_id: str) -> dict[str, Row]:
@@ -252,12 +251,12 @@ def key(value: str) -> str:
     return json.dumps([value])
 
 
-def test_vendor_examples_decode_as_documented(lake_built):
-    rows = changes(lake_built, DOC)
-    assert [(r["op"], r["vendor_op"], r["format_source"]) for r in rows] == [
-        ("INSERT", "INSERT/insert", "shape"), ("UPDATE", "UPDATE/replace", "shape"),
-        ("UPDATE", "UPDATE/update", "shape"), ("UPDATE", "UPDATE/update", "shape"),
-        ("DELETE", "DELETE/doc", "shape")]
+def test_vendor_examples_decode_as_documented(decoders, vectors):
+    rows = decoded(decoders, (vectors / "huawei_drs_json" / "dds_mongodb_ops.ndjson").read_text().splitlines())
+    assert [(r["record_kind"], r["op"], r["vendor_op"]) for r in rows] == [
+        ("change", "INSERT", "INSERT/insert"), ("change", "UPDATE", "UPDATE/replace"),
+        ("change", "UPDATE", "UPDATE/update"), ("change", "UPDATE", "UPDATE/update"),
+        ("change", "DELETE", "DELETE/doc")]
     assert {r["table_id"] for r in rows} == {"ljx.ljx"}
     assert {r["row_key"] for r in rows} == {key(OID)}
     assert all(r["pk_columns"] == ["_id"] for r in rows)
@@ -284,6 +283,9 @@ def test_vendor_examples_fold_to_the_documents_they_imply(lake_built):
         """select row, op, is_deleted from gold.cdc_row_history where table_id = 'ljx.ljx'
            order by sort_key""")
     tags = '["mongodb","database","NoSQL"]'
+    # landed without a format: routed by shape
+    assert lake_built.rows("select distinct format_source from silver.stg_cdc__messages where topic = :t",
+                           t=DOC) == [{"format_source": "shape"}]
     assert [(h["op"], h["is_deleted"], h["row"]) for h in history] == [
         ("INSERT", False, {"_id": OID, "c1": "baz", "tags": tags}),
         ("UPDATE", False, {"_id": OID, "c1": "sss"}),                 # replace: the whole document
@@ -294,9 +296,10 @@ def test_vendor_examples_fold_to_the_documents_they_imply(lake_built):
     assert gold_rows(lake_built, "ljx.ljx") == {}
 
 
-def test_every_shell_type_becomes_canonical_text(lake_built):
-    assert gold_rows(lake_built, "d.typed") == {key("64650cf67dc36a464e76e584"): TYPED_EXPECTED}
-    [row] = changes(lake_built, TYPES)
+def test_every_shell_type_becomes_canonical_text(decoders):
+    [row] = decoded(decoders, [message("INSERT", "insert", TYPED_VALUE, coll="typed")])
+    assert (row["table_id"], row["row_key"]) == ("d.typed", key("64650cf67dc36a464e76e584"))
+    assert row["after"] == TYPED_EXPECTED
     assert row["column_types"]["when"] == "date" and row["column_types"]["dec"] == "decimal"
     assert row["column_types"]["nested"] == "object" and row["column_types"]["bin"] == "binData"
 
@@ -331,10 +334,12 @@ def test_ddl_commands_are_ddl_events(lake_built):
     assert rows[0]["ddl_dialect"] == "mongodb" and rows[0]["table_id"] == "d.old_coll"
 
 
-def test_bad_messages_are_rejects_with_reasons(lake_built):
-    got = [r["reject_reason"] for r in lake_built.rows(
-        "select reject_reason from silver.cdc_rejects where topic = :t order by kafka_offset", t=BAD)]
-    assert got == [reason for _, reason in BAD_MESSAGES]
+def test_bad_messages_are_rejects_with_reasons(decoders):
+    rows = decoded(decoders, [m for m, _ in BAD_MESSAGES])
+    assert [(r["record_kind"], r["reject_stage"], r["reject_reason"]) for r in rows] == [
+        ("reject", "decode", reason) for _, reason in BAD_MESSAGES]
+    # a reject keeps its message; a change does not (bronze has it)
+    assert [r["message_value"] for r in rows] == [m for m, _ in BAD_MESSAGES]
 
 
 @pytest.mark.parametrize("topic", [GEN_ORDER, GEN_DISORDER])

@@ -6,7 +6,7 @@ Sources: the schemas and SYNTHETIC_update_record.bin of tests/vectors/avro-schem
 (see SOURCES.md there: the sample is invented, written with Record.avsc); the vendor document
 (alibaba-dts-kafka-formats.ja.txt) only says the format is DTS Avro and DDL is a STRING.
 Every other record is written here with fastavro.schemaless_writer from those schemas
-(cdclake/renderers/dts_avro.py: `record`, `value`, `encode`). Times: DTS `Timestamp` is an
+(tests/renderers/dts_avro.py: `record`, `value`, `encode`). Times: DTS `Timestamp` is an
 instant (epoch seconds + microseconds) rendered in UTC; `DateTime` is a wall clock, rendered
 without zone; the Spark session zone is UTC.
 
@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from cdclake import synth
-from cdclake.renderers import dts_avro as render_dts
-from cdclake.renderers.dts_avro import encode, record, value
+import synth
+from renderers import dts_avro as render_dts
+from renderers.dts_avro import encode, record, value
 from udfs.dts_avro import decode_dts_avro
 
 if TYPE_CHECKING:

@@ -1,9 +1,9 @@
 """Generated streams of the envelope formats fold to the same gold as plain Python.
 
 As tests/test_generated_streams.py does for the Canal family: one logical stream per
-format (cdclake/synth.py: keyed, composite-keyed and unkeyed tables, key-changing
+format (tests/synth.py: keyed, composite-keyed and unkeyed tables, key-changing
 updates, deletes, a truncate, NULLs, unicode, long decimals, binary), rendered by
-cdclake/renderers/<format>.py and landed under its own database name, so one build
+tests/renderers/<format>.py and landed under its own database name, so one build
 checks all formats. Gold must equal the reference fold in order, shuffled with 10%
 re-deliveries, and split across landing batches built one after the other (for
 DataWorks, with updates whose UPDATE_BEFOR and UPDATE_AFTER land in different batches).
@@ -34,7 +34,7 @@ from collections import Counter
 
 import pytest
 
-from cdclake import synth
+import synth
 from streams_support import assert_same_state, land_all
 
 FORMATS = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json", "datahub_tuple", "dts_avro",
@@ -60,7 +60,7 @@ def streams() -> dict[str, synth.Stream]:
 
 
 def _renderer(format_id: str):
-    return importlib.import_module(f"cdclake.renderers.{format_id}")
+    return importlib.import_module(f"renderers.{format_id}")
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Generated streams of every Canal-family format fold to the same gold as plain Python.
 
-One logical stream (cdclake/synth.py: keyed, composite-keyed and unkeyed tables;
+One logical stream (tests/synth.py: keyed, composite-keyed and unkeyed tables;
 multi-row statements, key-changing updates, deletes, a truncate, NULLs, unicode, long
 decimals, binary) is rendered in each format and landed under its own database name,
 so one build checks all four formats. Gold must equal the reference fold also when
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdclake import synth
+import synth
 from streams_support import assert_same_state, land_all
 
 FORMATS = ("canal_json", "canal_json_legacy", "drs_json", "drs_json_c")

@@ -27,3 +27,37 @@ def test_one_public_macro_per_file_named_after_it(path: Path):
                          ids=lambda p: p.name)
 def test_each_decoder_file_defines_its_decoder(path: Path):
     assert f"decode_{path.stem}" in _public(path)
+
+
+# ---------------------------------------------------------------------------- format ids
+
+ROOT = MACROS.parent
+
+
+def test_format_ids_are_one_list():
+    """cdclake/formats.py KNOWN_FORMATS is the list of format ids; every other place that
+    names them all (the decoders, their staging models and docs blocks, the default of var
+    cdc_decoded_formats, the topic_formats seed's accepted values, the README table) names
+    the same ones."""
+    import yaml
+
+    from cdclake.formats import KNOWN_FORMATS
+
+    known = set(KNOWN_FORMATS)
+    assert len(known) == len(KNOWN_FORMATS)
+    decoders = {p.stem for p in (MACROS / "decoders").glob("*.sql") if not p.name.startswith("_")}
+    staging = {p.stem.removeprefix("stg_cdc__") for p in (ROOT / "models/silver/staging").glob("stg_cdc__*.sql")}
+    docs = set(re.findall(r"\{%\s*docs\s+fmt_(\w+)\s*%\}", (ROOT / "models/silver/_silver__docs.md").read_text()))
+    project = yaml.safe_load((ROOT / "dbt_project.yml").read_text())
+    seeds = yaml.safe_load((ROOT / "seeds/_seeds.yml").read_text())
+    [format_column] = [c for s in seeds["seeds"] if s["name"] == "topic_formats"
+                       for c in s["columns"] if c["name"] == "format_id"]
+    [accepted] = [t["accepted_values"]["arguments"]["values"] for t in format_column["data_tests"]
+                  if isinstance(t, dict) and "accepted_values" in t]
+    readme = set(re.findall(r"^\| `(\w+)` \|", (ROOT / "README.md").read_text(), re.M))
+    assert decoders == known
+    assert staging - {"messages"} == known
+    assert docs == known
+    assert set(project["vars"]["cdc_decoded_formats"]) == known
+    assert set(accepted) == known
+    assert readme == known

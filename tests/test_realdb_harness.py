@@ -34,7 +34,8 @@ import pytest
 import random
 import time
 
-from cdclake import paths, synth
+import synth
+from cdclake import paths
 from cdclake.lake import Lake
 from realdb import fuzz, render_alibaba, render_canal, render_debezium
 from realdb.delivery import consumer_order, with_redeliveries

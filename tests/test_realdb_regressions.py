@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from cdclake import synth
+import synth
 from cdclake.lake import Lake
 
 ES = 1_700_000_000_000  # one second shared by the changes of a test

@@ -18,7 +18,7 @@ from typing import Any
 import fastavro
 import pytest
 
-from cdclake.synth import Record
+from synth import Record
 from realdb import render_alibaba as ra
 from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema
 from udfs import drs_avro as drs_schemas

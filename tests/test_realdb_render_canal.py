@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
-from cdclake.synth import Record
+from synth import Record
 from realdb.delivery import key_partition
 from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema
 from realdb.render_canal import (

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cdclake.synth import Record
+from synth import Record
 from realdb.model import Capture, Column, Event, RowChange, TableSchema
 from realdb.render_debezium import (
     render_cdl_debezium,

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cdclake import cli, synth
+import synth
+from cdclake import cli
 
 TOPIC = "status.canal"
 

@@ -42,9 +42,9 @@ from test_drs_avro_examples import (
 from test_drs_mongo_examples import BAD_MESSAGES, OID, TYPED_VALUE
 from test_dts_avro_examples import case_records
 
-from cdclake import synth
-from cdclake.renderers import drs_mongo_json
-from cdclake.renderers import dts_avro as render_dts
+import synth
+from renderers import drs_mongo_json
+from renderers import dts_avro as render_dts
 from udfs import ddl, ddlmeta, drs_avro, dts_avro, mongo, types
 
 VECTORS = Path(__file__).resolve().parent / "vectors"

@@ -8,7 +8,7 @@ import random
 from dataclasses import replace
 from typing import Iterable
 
-from cdclake.synth import Record
+from synth import Record
 
 from realdb.model import Row, TableSchema
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from cdclake.synth import Record
+from synth import Record
 
 VALID_PREFIX = b"rdb_"
 FUZZ_PREFIX = b"fzz_"

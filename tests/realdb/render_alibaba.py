@@ -34,9 +34,9 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from cdclake.renderers import drs_avro as drs_encoding
-from cdclake.renderers import dts_avro as dts_encoding
-from cdclake.synth import Record
+from renderers import drs_avro as drs_encoding
+from renderers import dts_avro as dts_encoding
+from synth import Record
 from udfs import drs_avro as drs_schemas
 
 from realdb.delivery import PartitionWriter, key_partition, table_partition

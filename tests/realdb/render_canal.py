@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from typing import Any, Callable, Iterator
 
-from cdclake.synth import Record
+from synth import Record
 
 from realdb.delivery import PartitionWriter, key_partition, table_partition
 from realdb.model import Capture, Column, Event, Row, TableSchema, Value

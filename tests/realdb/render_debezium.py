@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Iterator, Literal
 
-from cdclake.synth import Record
+from synth import Record
 
 from realdb.delivery import PartitionWriter, key_partition, table_partition
 from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema, Value

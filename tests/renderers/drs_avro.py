@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from cdclake import synth
+import synth
 from udfs import drs_avro
 
 SINGLE_OBJECT = "single-object"

@@ -19,7 +19,7 @@ import json
 import uuid
 from typing import Any
 
-from cdclake import synth
+import synth
 
 LOB_COLUMNS = {"orders": ["note"]}
 _DECIMAL = "com.xxx.cdc.data.Decimal"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from cdclake.synth import Record
+from synth import Record
 
 
 @dataclass(frozen=True)

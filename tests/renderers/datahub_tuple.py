@@ -27,7 +27,7 @@ import json
 import random
 from typing import Any
 
-from cdclake import synth
+import synth
 
 
 def _is_decimal(mysql_type: str) -> bool:

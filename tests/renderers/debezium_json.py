@@ -19,8 +19,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from cdclake import synth
-from cdclake.synth import COLUMNS, TABLES, Record, Row, Stream
+import synth
+from synth import COLUMNS, TABLES, Record, Row, Stream
 
 _BINLOG = "mysql-bin.000042"
 

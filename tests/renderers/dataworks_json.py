@@ -20,7 +20,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from cdclake import synth
+import synth
 
 _TYPES = {"bigint": "LONG", "int": "LONG", "varchar": "STRING", "text": "STRING", "varbinary": "BYTES",
           "decimal": "DOUBLE", "double": "DOUBLE", "datetime": "DATE"}

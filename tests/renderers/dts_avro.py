@@ -19,8 +19,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from cdclake import synth
-from cdclake.synth import COLUMNS, TABLES, Record, Row, Stream
+import synth
+from synth import COLUMNS, TABLES, Record, Row, Stream
 
 NS = "com.alibaba.dts.formats.avro."
 # MySQL binlog column type codes (FORMATS.md §8 E1)
