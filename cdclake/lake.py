@@ -19,7 +19,7 @@ SCHEMAS = ("bronze", "silver", "gold")
 
 class Lake:
     def __init__(self) -> None:
-        self.spark: "SparkSession" = get_session()
+        self.spark: SparkSession = get_session()
 
     def land(self, files: list[str], topic: str | None = None,
              declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
@@ -39,7 +39,9 @@ class Lake:
         result = dbtRunner().invoke(dbt_args(["compile", "--quiet", "--inline", sql, *args]))
         if not result.success:
             raise RuntimeError(f"dbt compile --inline failed: {result.exception}")
-        return str(result.result.results[0].node.compiled_code)
+        # dbt types result.result as the union of every command's result; compile's is a
+        # RunExecutionResult whose node is a compiled one
+        return str(result.result.results[0].node.compiled_code)  # type: ignore[union-attr]
 
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
         return [r.asDict(recursive=True) for r in self.spark.sql(query, args=params or None).collect()]

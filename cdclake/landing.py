@@ -159,18 +159,18 @@ def detect_shape(path: Path) -> str:
     return "plain"
 
 
-def ensure_bronze(spark: "SparkSession") -> None:
+def ensure_bronze(spark: SparkSession) -> None:
     spark.sql("create database if not exists bronze")
     spark.sql(BRONZE_DDL)
 
 
-def next_batch_id(spark: "SparkSession") -> int:
+def next_batch_id(spark: SparkSession) -> int:
     rows = spark.sql(f"show partitions {BRONZE_TABLE}").collect()
     ids = [int(r[0].split("=", 1)[1]) for r in rows]
     return max(ids, default=0) + 1
 
 
-def _next_plain_offset(spark: "SparkSession", topic: str) -> int:
+def _next_plain_offset(spark: SparkSession, topic: str) -> int:
     row = spark.sql(
         f"select max(kafka_offset) from {BRONZE_TABLE} where topic = :topic and kafka_partition = 0",
         args={"topic": topic},
@@ -178,7 +178,7 @@ def _next_plain_offset(spark: "SparkSession", topic: str) -> int:
     return 0 if row[0] is None else int(row[0]) + 1
 
 
-def _read_lines(spark: "SparkSession", path: Path) -> "DataFrame":
+def _read_lines(spark: SparkSession, path: Path) -> DataFrame:
     """The file's non-blank lines with their 1-based line numbers, all in the JVM.
 
     Spark splits a text file into partitions in file order; a line's number is its
@@ -206,8 +206,8 @@ def _read_lines(spark: "SparkSession", path: Path) -> "DataFrame":
     ).where("trim(line) != ''")
 
 
-def _file_frame(spark: "SparkSession", path: Path, shape: str, topic: str | None,
-                plain_offsets: dict[str, int]) -> "DataFrame":
+def _file_frame(spark: SparkSession, path: Path, shape: str, topic: str | None,
+                plain_offsets: dict[str, int]) -> DataFrame:
     _read_lines(spark, path).createOrReplaceTempView("lines")
     if shape == "plain":
         if topic is None:
@@ -224,7 +224,7 @@ def _file_frame(spark: "SparkSession", path: Path, shape: str, topic: str | None
     return spark.sql(_json_shape_sql(value_key, ts_key), args={"topic": topic})
 
 
-def land(spark: "SparkSession", files: list[str], topic: str | None = None,
+def land(spark: SparkSession, files: list[str], topic: str | None = None,
          declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
     """Land `files` as one new landing batch; returns the batch id and per-file counts."""
     if declared_format is not None and declared_format not in KNOWN_FORMATS:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class SparkProgress:
     """Print `label: tasks done/total` while Spark works (a line per 5 s off a terminal)."""
 
-    def __init__(self, sc: "SparkContext", label: str, interval: float = 0.5) -> None:
+    def __init__(self, sc: SparkContext, label: str, interval: float = 0.5) -> None:
         self._sc = sc
         self._label = label
         self._interval = interval if sys.stderr.isatty() else 5.0
@@ -48,7 +48,7 @@ class SparkProgress:
             sys.stderr.flush()
             self._printed = True
 
-    def __enter__(self) -> "SparkProgress":
+    def __enter__(self) -> SparkProgress:
         self._thread.start()
         return self
 

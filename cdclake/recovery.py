@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-def orphan_table_folders(spark: "SparkSession", warehouse: Path) -> list[Path]:
+def orphan_table_folders(spark: SparkSession, warehouse: Path) -> list[Path]:
     """Folders of the managed warehouse (`<db>.db/<table>`) that no table of that
     database owns. Hidden folders are left alone."""
     orphans = []
@@ -33,7 +33,7 @@ def orphan_table_folders(spark: "SparkSession", warehouse: Path) -> list[Path]:
     return orphans
 
 
-def remove_orphan_table_folders(spark: "SparkSession", warehouse: Path) -> list[Path]:
+def remove_orphan_table_folders(spark: SparkSession, warehouse: Path) -> list[Path]:
     """Delete the orphan table folders, saying so on stderr; the folders removed."""
     orphans = orphan_table_folders(spark, warehouse)
     for path in orphans:

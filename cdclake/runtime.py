@@ -15,7 +15,7 @@ from cdclake import home_lock, paths
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_session: "SparkSession | None" = None
+_session: SparkSession | None = None
 
 
 def _profile() -> dict:
@@ -51,7 +51,7 @@ def spark_settings(target: str = "local") -> dict[str, str]:
     return {str(k): str(v) for k, v in outputs.get("server_side_parameters", {}).items()}
 
 
-def get_session() -> "SparkSession":
+def get_session() -> SparkSession:
     """Create (once) the embedded session and register the project's UDFs.
 
     First locks `$CDC_HOME` for this process (cdclake.home_lock): raises HomeBusyError

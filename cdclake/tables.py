@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def to_jsonable(value: Any) -> Any:
@@ -28,7 +29,7 @@ def to_jsonable(value: Any) -> Any:
 
 
 def rows_to_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    return json.dumps([dict(zip(columns, (to_jsonable(v) for v in row))) for row in rows],
+    return json.dumps([dict(zip(columns, (to_jsonable(v) for v in row), strict=True)) for row in rows],
                       ensure_ascii=False)
 
 
@@ -47,8 +48,8 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_widt
     cells = [[_cell(v, max_width) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     line = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    out = [line, "| " + " | ".join(c.ljust(w) for c, w in zip(columns, widths)) + " |", line]
-    out += ["| " + " | ".join(v.ljust(w) for v, w in zip(r, widths)) + " |" for r in cells]
+    out = [line, "| " + " | ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)) + " |", line]
+    out += ["| " + " | ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) + " |" for r in cells]
     out.append(line)
     out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(out)

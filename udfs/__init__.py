@@ -16,6 +16,6 @@ if TYPE_CHECKING:
 FAMILIES = (ddl, ddlmeta, drs_avro, dts_avro, mongo, types)
 
 
-def register_all(spark: "SparkSession") -> None:
+def register_all(spark: SparkSession) -> None:
     for family in FAMILIES:
         family.register(spark)

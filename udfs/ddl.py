@@ -79,16 +79,16 @@ def _col(name: str, change: str, type_: str | None = None, new_name: str | None 
     return {"name": name, "type": type_, "change": change, "new_name": new_name, "position": position}
 
 
-def _type(defn: "exp.ColumnDef", read: str) -> str | None:
+def _type(defn: exp.ColumnDef, read: str) -> str | None:
     kind = defn.args.get("kind")
     return kind.sql(dialect=read) if kind is not None else None
 
 
-def _table_ref(table: "exp.Table") -> dict[str, str | None]:
+def _table_ref(table: exp.Table) -> dict[str, str | None]:
     return {"db": table.db or None, "name": table.name or None}
 
 
-def _qualified(table: "exp.Table") -> str:
+def _qualified(table: exp.Table) -> str:
     return ".".join(p for p in (table.catalog, table.db, table.name) if p)
 
 
@@ -108,7 +108,7 @@ def _statements(text: str, read: str) -> list[str]:
     return [text[c[0].start:c[-1].end + 1] for c in chunks if c]
 
 
-def _tokens(sql: str, read: str) -> list["Token"]:
+def _tokens(sql: str, read: str) -> list[Token]:
     from sqlglot.dialects.dialect import Dialect
 
     return Dialect.get_or_raise(read).tokenize(sql)
@@ -128,7 +128,7 @@ def _oracle_long(sql: str) -> str:
     return "".join(out) + sql[last:]
 
 
-def _parse_one(sql: str, read: str) -> "exp.Expression":
+def _parse_one(sql: str, read: str) -> exp.Expr:
     import sqlglot
     from sqlglot.errors import ParseError
 
@@ -144,7 +144,7 @@ def _parse_one(sql: str, read: str) -> "exp.Expression":
 
 # --- CREATE / DROP / TRUNCATE ----------------------------------------------------------
 
-def _create(result: Result, stmt: "exp.Create", read: str) -> None:
+def _create(result: Result, stmt: exp.Create, read: str) -> None:
     from sqlglot import exp
 
     kind = (stmt.args.get("kind") or "").upper() or None
@@ -161,7 +161,7 @@ def _create(result: Result, stmt: "exp.Create", read: str) -> None:
         result["columns"] = [_col(c.name, "ADD", _type(c, read), position=i) for i, c in enumerate(defs, 1)]
 
 
-def _drop(result: Result, stmt: "exp.Drop") -> None:
+def _drop(result: Result, stmt: exp.Drop) -> None:
     from sqlglot import exp
 
     kind = (stmt.args.get("kind") or "").upper() or None
@@ -177,7 +177,7 @@ def _drop(result: Result, stmt: "exp.Drop") -> None:
     result["statements"] += max(len(tables) - 1, 0)
 
 
-def _truncate(result: Result, stmt: "exp.TruncateTable") -> None:
+def _truncate(result: Result, stmt: exp.TruncateTable) -> None:
     from sqlglot import exp
 
     tables = [t for t in stmt.expressions if isinstance(t, exp.Table)]
@@ -213,7 +213,7 @@ def _rename_table(result: Result, sql: str, read: str) -> None:
     result["statements"] += len(pairs) - 1
 
 
-def _string(node: "exp.Expression") -> str | None:
+def _string(node: exp.Expression) -> str | None:
     from sqlglot import exp
 
     if isinstance(node, exp.EQ):
@@ -223,7 +223,7 @@ def _string(node: "exp.Expression") -> str | None:
     return None
 
 
-def _sp_rename(result: Result, stmt: "exp.Execute") -> None:
+def _sp_rename(result: Result, stmt: exp.Execute) -> None:
     """SQL Server `EXEC sp_rename 'schema.table[.column]', 'new name'[, 'COLUMN']`."""
     import sqlglot
     from sqlglot import exp
@@ -258,7 +258,7 @@ def _sp_rename(result: Result, stmt: "exp.Execute") -> None:
 
 # --- ALTER ------------------------------------------------------------------------------
 
-def _paren_defs(clause: str, read: str) -> list["exp.ColumnDef"] | None:
+def _paren_defs(clause: str, read: str) -> list[exp.ColumnDef] | None:
     """`ADD|MODIFY [COLUMN] (c type, ...)` or `MODIFY c type`: the columns, read as CREATE TABLE's."""
     from sqlglot import exp
 
@@ -291,7 +291,7 @@ def _drop_list(body: str, read: str) -> list[Column] | None:
     return [_col(c.name, "DROP") for c in names] if len(names) == len(select.expressions) else None
 
 
-def _action_columns(action: "exp.Expression", read: str) -> list[Column] | None:
+def _action_columns(action: exp.Expression, read: str) -> list[Column] | None:
     """Column entries of one ALTER action; None when sqlglot kept it unread (a Command)."""
     from sqlglot import exp
 
@@ -323,8 +323,8 @@ def _action_columns(action: "exp.Expression", read: str) -> list[Column] | None:
     return []  # constraints, indexes, table options, renames: no column entry
 
 
-def _alter(result: Result, table: "exp.Expression | None", kind: str | None,
-           actions: list["exp.Expression"], read: str) -> None:
+def _alter(result: Result, table: exp.Expression | None, kind: str | None,
+           actions: list[exp.Expression], read: str) -> None:
     from sqlglot import exp
 
     result["object_kind"] = (kind or "").upper() or None
@@ -405,7 +405,7 @@ def _alter_fallback(result: Result, sql: str, read: str) -> None:
     _alter(result, exp.to_table(table_sql, dialect=read), "TABLE", actions, read)
 
 
-def _clause_actions(clause: str, table_sql: str, read: str) -> list["exp.Expression"]:
+def _clause_actions(clause: str, table_sql: str, read: str) -> list[exp.Expression]:
     """One ALTER TABLE clause as sqlglot actions; an unread one as a Command holding its text."""
     from sqlglot import exp
 
@@ -535,10 +535,11 @@ def _parse_mongo_command(text: str) -> dict[str, Any]:
 
 
 def _parse_ddl_series(texts: pd.Series, dialects: pd.Series) -> pd.Series:
-    return pd.Series([parse_ddl(t, d) for t, d in zip(texts, dialects)], dtype=object)
+    return pd.Series([parse_ddl(t, d) for t, d in zip(texts, dialects, strict=True)], dtype=object)
 
 
-def register(spark: "SparkSession") -> None:
+def register(spark: SparkSession) -> None:
     from pyspark.sql.functions import pandas_udf
 
-    spark.udf.register("cdc_parse_ddl", pandas_udf(_parse_ddl_series, "string"))
+    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
+    spark.udf.register("cdc_parse_ddl", pandas_udf(_parse_ddl_series, "string"))  # type: ignore[call-overload]

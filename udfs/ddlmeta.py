@@ -165,7 +165,8 @@ def _decode_series(values: pd.Series) -> pd.Series:
     return pd.Series([decode_ddlmeta(v) for v in values], dtype=object)
 
 
-def register(spark: "SparkSession") -> None:
+def register(spark: SparkSession) -> None:
     from pyspark.sql.functions import pandas_udf
 
-    spark.udf.register("cdc_decode_ddlmeta", pandas_udf(_decode_series, "string"))
+    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
+    spark.udf.register("cdc_decode_ddlmeta", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]

@@ -32,7 +32,7 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,7 +82,7 @@ def resolve_path(path: str) -> Path:
 def schema_list(spec: str | None) -> list[str]:
     """The schema paths of a `schema_paths` argument: a JSON array, one path, or empty (the default)."""
     text = (spec or "").strip()
-    if text.startswith("["):
+    if text.startswith("["):  # noqa: SIM108 - the one-line form nests two conditional expressions
         paths = [str(p) for p in json.loads(text) if str(p).strip()]
     else:
         paths = [text] if text else []
@@ -128,7 +128,7 @@ def schemas(spec: str | None) -> list[WriterSchema] | str:
 def _temporal(value: datetime | date | time) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is not None:
-            utc = value.astimezone(timezone.utc)
+            utc = value.astimezone(UTC)
             return utc.strftime("%Y-%m-%dT%H:%M:%S") + fraction(utc.microsecond) + "Z"
         return value.strftime("%Y-%m-%dT%H:%M:%S") + fraction(value.microsecond)
     if isinstance(value, date):
@@ -197,7 +197,7 @@ def _images(value: Any) -> list[str | None] | None:
     return [image_value(e) for e in value] if isinstance(value, (list, tuple)) else None
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 
 
@@ -210,7 +210,7 @@ def _event_ms(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value.strip())
     if isinstance(value, datetime):
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
         return (aware - _EPOCH) // _MS
     return None
 
@@ -331,10 +331,11 @@ def decode_drs_avro(value_base64: str | None, schema_paths: str | None) -> str:
 
 
 def _decode_series(values: pd.Series, schema_paths: pd.Series) -> pd.Series:
-    return pd.Series([decode_drs_avro(v, s) for v, s in zip(values, schema_paths)], dtype=object)
+    return pd.Series([decode_drs_avro(v, s) for v, s in zip(values, schema_paths, strict=True)], dtype=object)
 
 
-def register(spark: "SparkSession") -> None:
+def register(spark: SparkSession) -> None:
     from pyspark.sql.functions import pandas_udf
 
-    spark.udf.register("cdc_decode_drs_avro", pandas_udf(_decode_series, "string"))
+    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
+    spark.udf.register("cdc_decode_drs_avro", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]

@@ -52,11 +52,11 @@ import binascii
 import io
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / "dts_avro"
 SCHEMA_FILES = {"2020": "Record.avsc", "2019": "Record.2019-11-14.avsc"}
 NOOP_LENGTH = 48
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2}):?(\d{2})?$")
 _EXPONENT = re.compile(r"[eE]")
 # the largest exponent a Decimal's text is written out with: PostgreSQL's numeric holds 131072
@@ -91,7 +91,7 @@ _CHARSETS: dict[str, str | None] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def schemas() -> dict[str, Any]:
     """The parsed Record schema of each version (parsed once per Python worker).
 
@@ -290,7 +290,7 @@ def read_record(data: bytes) -> tuple[str, dict[str, Any]]:
             problems.append(f"{version} schema: {type(exc).__name__} {str(exc)[:120]}".rstrip())
             continue
         if buffer.tell() == len(data):
-            return version, record
+            return version, cast(dict[str, Any], record)  # a record schema reads a dict
         problems.append(f"{version} schema: {len(data) - buffer.tell()} of {len(data)} bytes left unread")
     raise ValueError("; ".join(problems))
 
@@ -351,7 +351,8 @@ def _decode_series(values: pd.Series) -> pd.Series:
     return pd.Series([decode_dts_avro(v) for v in values], dtype=object)
 
 
-def register(spark: "SparkSession") -> None:
+def register(spark: SparkSession) -> None:
     from pyspark.sql.functions import pandas_udf
 
-    spark.udf.register("cdc_decode_dts_avro", pandas_udf(_decode_series, "string"))
+    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
+    spark.udf.register("cdc_decode_dts_avro", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]

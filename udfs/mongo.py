@@ -114,7 +114,7 @@ def decode_change(value: str | None, where: str | None) -> Document:
 
 
 def _decode_series(values: pd.Series, wheres: pd.Series) -> pd.Series:
-    return pd.Series([json.dumps(decode_change(v, w), ensure_ascii=False) for v, w in zip(values, wheres)],
+    return pd.Series([json.dumps(decode_change(v, w), ensure_ascii=False) for v, w in zip(values, wheres, strict=True)],
                      dtype=object)
 
 
@@ -184,7 +184,7 @@ def _get(doc: Document, path: str) -> tuple[bool, Any]:
     if isinstance(node, list):
         assert isinstance(key, int)
         return (key < len(node)), (node[key] if key < len(node) else None)
-    return (key in node), node.get(key)  # type: ignore[arg-type]
+    return (key in node), node.get(key)
 
 
 def _set(doc: Document, path: str, value: Any) -> None:
@@ -194,7 +194,7 @@ def _set(doc: Document, path: str, value: Any) -> None:
     if isinstance(node, list):
         assert isinstance(key, int)
         node.extend([None] * (key + 1 - len(node)))
-    node[key] = value  # type: ignore[index]
+    node[key] = value
 
 
 def _unset(doc: Document, path: str) -> None:
@@ -207,7 +207,7 @@ def _unset(doc: Document, path: str) -> None:
         if key < len(node):
             node[key] = None  # MongoDB keeps the array's length
     else:
-        node.pop(key, None)  # type: ignore[arg-type]
+        node.pop(key, None)
 
 
 def _arithmetic(doc: Document, path: str, operand: Any, op: str) -> None:
@@ -357,8 +357,9 @@ def _fold_series(events: pd.Series) -> pd.Series:
     return pd.Series([None if e is None else _fold(e) for e in events], dtype=object)
 
 
-def register(spark: "SparkSession") -> None:
+def register(spark: SparkSession) -> None:
     from pyspark.sql.functions import pandas_udf
 
-    spark.udf.register("cdc_decode_mongo_change", pandas_udf(_decode_series, "string"))
-    spark.udf.register("cdc_fold_documents", pandas_udf(_fold_series, "string"))
+    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
+    spark.udf.register("cdc_decode_mongo_change", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]
+    spark.udf.register("cdc_fold_documents", pandas_udf(_fold_series, "string"))  # type: ignore[call-overload]

@@ -36,14 +36,15 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterator
+from typing import Any
 
-__all__ = ["MongoSyntaxError", "Number", "parse", "to_json", "canonical", "type_name", "dumps", "bson_decimal"]
+__all__ = ["MongoSyntaxError", "Number", "bson_decimal", "canonical", "dumps", "parse", "to_json", "type_name"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _SHELL_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -93,7 +94,7 @@ def _number(text: str) -> Any:
 
 
 def _iso(moment: datetime) -> str:
-    moment = moment.astimezone(timezone.utc)
+    moment = moment.astimezone(UTC)
     # BSON dates hold milliseconds; the shell always prints three digits
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{moment.microsecond // 1000:03d}Z"
 
@@ -108,7 +109,7 @@ def _date_from_text(text: str) -> str:
     except ValueError as exc:
         raise MongoSyntaxError(f"not an ISO-8601 date: {text!r}") from exc
     if moment.tzinfo is None:  # the shell reads a zone-less ISODate as UTC
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     try:
         return _iso(moment)
     except OverflowError as exc:  # in UTC before year 1 or after 9999
@@ -236,6 +237,7 @@ class _Parser:
             return doc
         while True:
             char = self.peek()
+            key: str | None
             if char in ("'", '"'):
                 key = self.string()
             else:
@@ -403,7 +405,7 @@ class _Parser:
             if len(args) == 1 and isinstance(args[0], dict):
                 seconds, increment = args[0].get("t"), args[0].get("i")
             else:
-                seconds, increment = (args + [None, None])[:2]
+                seconds, increment = [*args, None, None][:2]
             if not isinstance(seconds, Number) or not isinstance(increment, Number):
                 self.pos = start
                 raise self.error("Timestamp needs (seconds, increment)")

@@ -52,7 +52,7 @@ def _int32(digits: str | None) -> int | None:
     if digits is None:
         return None
     value = Decimal(digits)  # not int(): Python refuses to convert more than 4300 digits
-    return int(min(max(value, _INT32_MIN), _INT32_MAX))
+    return int(min(max(value, Decimal(_INT32_MIN)), Decimal(_INT32_MAX)))
 
 
 def _numbers(text: str) -> tuple[int | None, int | None]:
@@ -114,7 +114,7 @@ def type_keys(system: str | None, vendor_type: str | None) -> dict[str, Any] | N
 
 
 def _type_keys_series(systems: pd.Series, types: pd.Series) -> pd.DataFrame:
-    rows = [type_keys(s, t) for s, t in zip(systems, types)]
+    rows = [type_keys(s, t) for s, t in zip(systems, types, strict=True)]
     return pd.DataFrame({
         "keys": [r["keys"] if r else None for r in rows],
         "precision": pd.array([r["precision"] if r else None for r in rows], dtype="Int32"),
@@ -123,7 +123,8 @@ def _type_keys_series(systems: pd.Series, types: pd.Series) -> pd.DataFrame:
     })
 
 
-def register(spark: "SparkSession") -> None:
+def register(spark: SparkSession) -> None:
     from pyspark.sql.functions import pandas_udf
 
-    spark.udf.register("cdc_type_keys", pandas_udf(_type_keys_series, RESULT_TYPE))
+    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
+    spark.udf.register("cdc_type_keys", pandas_udf(_type_keys_series, RESULT_TYPE))  # type: ignore[call-overload]
