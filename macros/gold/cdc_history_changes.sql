@@ -1,0 +1,108 @@
+{#- Part 1 of gold.cdc_row_history (call it inside the model's `with`): the changes to
+    fold. `changes` is silver.cdc_changes with the identity of each row of a table without a
+    key taken without the columns the table no longer has (`column_sightings`,
+    `dropped_columns`). A full build folds every change (`folded_changes`); an incremental
+    one only the keys new changes touch (`touched_keys`: their keys, every key of a table
+    that got a new TRUNCATE, rows of a keyless table whose identity a dropped column
+    changes), from all their changes (`touched_change_ids`, `folded_changes`). -#}
+{% macro cdc_history_changes() -%}
+column_sightings as (
+    select
+        table_id,
+        column_name,
+        is_dropped and is_current_type as is_dropped,
+        max(last_seen_ts) over (partition by table_id, column_name) as column_last_seen_ts,
+        bool_or(vendor_type is not null) over (partition by table_id, column_name) as is_typed,
+        max(case when vendor_type is not null then last_seen_ts end) over (partition by table_id)
+            as table_last_typed_ts
+    from {{ ref('cdc_table_columns') }}
+),
+
+dropped_columns as (
+    -- per table, the columns it no longer has: dropped by DDL, or (a format whose every
+    -- message types all the table's columns, as Debezium's schema, Canal's mysqlType)
+    -- missing from the types of its latest messages, for sources whose DDL is not in the
+    -- stream
+    select table_id, collect_set(column_name) as columns
+    from column_sightings
+    where is_dropped or (is_typed and column_last_seen_ts < table_last_typed_ts)
+    group by table_id
+),
+
+changes as (
+    -- a row of a table without a key is its own identity, without the columns the table
+    -- no longer has: a before image written after `DROP COLUMN x` names the row inserted
+    -- with x (cdc_row_key leaves NULL columns out, so ADD COLUMN needs nothing here)
+    select
+        c.* except (row_key, before_row_key),
+        case
+            when size(c.pk_columns) = 0 and d.columns is not null and c.op != 'TRUNCATE' then
+                {{ cdc_row_key('c.pk_columns', "map_filter(case when c.after_is_partial then "
+                    ~ cdc_overlay('c.before', 'c.after') ~ " else coalesce(c.after, c.before) end, "
+                    ~ "(k, v) -> not array_contains(d.columns, k))") }}
+            else c.row_key
+        end as row_key,
+        case
+            when size(c.pk_columns) = 0 and d.columns is not null and c.op = 'UPDATE' then
+                {{ cdc_row_key('c.pk_columns', 'map_filter(c.before, (k, v) -> not array_contains(d.columns, k))') }}
+            else c.before_row_key
+        end as before_row_key
+    from {{ ref('cdc_changes') }} as c
+    left join dropped_columns as d on c.table_id = d.table_id
+),
+
+{% if is_incremental() %}
+watermark as (
+    select {{ cdc_high_water_mark(this, 'built_through_batch_id') }} as batch_id
+),
+
+new_changes as (
+    select * from changes
+    where landing_batch_id > (select watermark.batch_id from watermark)
+),
+
+touched_keys as (
+    -- the keys new changes touch, and every known key of a table that got a new TRUNCATE
+    select distinct table_id, row_key from new_changes where row_key is not null
+    union
+    select distinct table_id, before_row_key from new_changes where before_row_key is not null
+    union
+    select distinct h.table_id, h.row_key from {{ this }} as h
+    left semi join (select table_id from new_changes where op = 'TRUNCATE') as t -- noqa: ST05
+        on h.table_id = t.table_id
+    union
+    -- rows of a table without a key that hold a column dropped since they were folded:
+    -- their identity changes, so they are folded again under the new one
+    -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
+    select distinct h.table_id, key_of.row_key from {{ this }} as h
+    inner join dropped_columns as d on h.table_id = d.table_id
+    left semi join (select table_id from new_changes) as t -- noqa: ST05
+        on h.table_id = t.table_id
+    lateral view explode(array(
+        h.row_key,
+        {{ cdc_row_key('cast(array() as array<string>)',
+                       'map_filter(h.row, (k, v) -> not array_contains(d.columns, k))') }}
+    )) key_of as row_key
+    -- noqa: enable=LT02
+    where not h.is_keyed and exists(map_keys(h.row), k -> array_contains(d.columns, k) and h.row[k] is not null)
+),
+
+touched_change_ids as (
+    select c.change_id from changes as c
+    left semi join touched_keys as k on c.table_id = k.table_id and c.row_key = k.row_key
+    union
+    select c.change_id from changes as c
+    left semi join touched_keys as k on c.table_id = k.table_id and c.before_row_key = k.row_key
+),
+
+folded_changes as (
+    -- all changes, old and new, of the touched keys: they are folded again from the start
+    select changes.* from changes
+    left semi join touched_change_ids as t on changes.change_id = t.change_id
+)
+{% else %}
+folded_changes as (
+    select * from changes where op != 'TRUNCATE'
+)
+{% endif %}
+{%- endmacro %}

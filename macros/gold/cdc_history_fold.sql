@@ -1,0 +1,166 @@
+{#- Part 3 of gold.cdc_row_history: the fold. Per key, its events in change order
+    (`per_key`; document keys with a patch folded by the UDF cdc_fold_documents first,
+    `documents_folded`, when `fold_documents`), folded in SQL into one version per event
+    (`folded`: presence, row image, row count; ties across partitions resolved by the key's
+    state), then the versions with their validity (`versions`). Reads `all_events` of
+    cdc_history_key_events. -#}
+{% macro cdc_history_fold(fold_documents) -%}
+per_key as (
+    select
+        table_id,
+        row_key,
+        max(is_keyed) as is_keyed,
+        array_sort(
+            collect_list(
+                struct(position, action, image, delta, kind, op, event_ts, change_id, landing_batch_id, document)
+            ),
+            (l, r) -> case when l.position < r.position then -1 when l.position > r.position then 1 else 0 end
+        ) as events
+    from all_events
+    group by table_id, row_key
+),
+
+-- lambda arguments and struct fields aligned by hand -- noqa: disable=LT02
+{% if fold_documents %}
+documents_folded as ( -- used through `fold_documents` in folded below -- noqa: ST03
+    -- a key with a patch: every event becomes an upsert of the document Python folded for
+    -- it, or a delete when none is left (a patch never leaves none)
+    select
+        table_id,
+        row_key,
+        is_keyed,
+        case when has_patch then
+            zip_with(events, from_json(document_rows, 'array<map<string, string>>'), (e, doc) -> struct(
+                e.position,
+                case when e.action in ('upsert', 'merge', 'patch') then
+                    case when doc is null then 'delete' else 'upsert' end
+                else e.action end as action,
+                doc as image,
+                e.delta, e.kind, e.op, e.event_ts, e.change_id, e.landing_batch_id, e.document
+            ))
+        else events end as events
+    from (
+        select
+            *,
+            cdc_fold_documents(case when has_patch then
+                to_json(transform(events, e -> named_struct('action', e.action, 'document', e.document,
+                                                            'image', e.image)))
+            end) as document_rows
+        from (select *, exists(events, e -> e.action = 'patch') as has_patch from per_key) as flagged
+    ) as with_document_rows
+),
+{% endif %}
+
+folded as (
+    select
+        table_id,
+        row_key,
+        is_keyed,
+        aggregate(
+            events,
+            cast(array() as array<struct<
+                position: struct<sort_key: array<decimal(38, 0)>, kafka_partition: int, kafka_offset: bigint,
+                                 row_index: int, sub_index: int>, kind: string,
+                op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint,
+                was_present: boolean, present: boolean, row: map<string, string>, row_count: bigint>>),
+            -- noqa: enable=LT02
+            -- Changes that tie on sort_key but sit in different partitions have no known
+            -- order (a vendor partitioning by key puts a key moved away by an UPDATE in the
+            -- new key's partition). Where a key is created (INSERT, or an UPDATE moving a
+            -- row onto it) and moved away within such a tie, the state decides: a creation
+            -- onto a key that is there must come after the move (`skip` the move that
+            -- follows it), a move of a key that is not there must come after the creation
+            -- (`undo` the creation that follows it).
+            (acc, e) -> concat(acc, array(element_at(transform(
+                array(named_struct(
+                    'present', coalesce(element_at(acc, -1).present, false),
+                    'row', element_at(acc, -1).row,
+                    'row_count', coalesce(element_at(acc, -1).row_count, cast(0 as bigint)),
+                    'skip', coalesce(
+                        element_at(acc, -1).position.sort_key = e.position.sort_key
+                        and element_at(acc, -1).position.kafka_partition != e.position.kafka_partition
+                        and e.kind = 'move_away' and element_at(acc, -1).kind = 'create'
+                        and element_at(acc, -1).was_present,
+                        false
+                    ),
+                    'undo', coalesce(
+                        element_at(acc, -1).position.sort_key = e.position.sort_key
+                        and element_at(acc, -1).position.kafka_partition != e.position.kafka_partition
+                        and e.kind = 'create' and element_at(acc, -1).kind = 'move_away'
+                        and not element_at(acc, -1).was_present,
+                        false
+                    )
+                )),
+                prev -> named_struct(
+                    'position', e.position,
+                    'kind', e.kind,
+                    'op', e.op,
+                    'event_ts', e.event_ts,
+                    'change_id', e.change_id,
+                    'landing_batch_id', e.landing_batch_id,
+                    'was_present', prev.present,
+                    'present', case
+                        when prev.skip then prev.present
+                        when prev.undo then false
+                        when e.action in ('upsert', 'merge') then true
+                        when e.action in ('delete', 'truncate') then false
+                        else prev.row_count + e.delta > 0
+                    end,
+                    'row', case
+                        when prev.skip then prev.row
+                        when e.action = 'upsert' then e.image
+                        when e.action = 'merge' then {{ cdc_overlay('prev.row', 'e.image') }}
+                        when e.action = 'count' then coalesce(e.image, prev.row)
+                        else prev.row
+                    end,
+                    'row_count', case
+                        when prev.skip then prev.row_count
+                        when prev.undo then cast(0 as bigint)
+                        when e.action in ('upsert', 'merge') then cast(1 as bigint)
+                        when e.action in ('delete', 'truncate') then cast(0 as bigint)
+                        else greatest(prev.row_count + e.delta, cast(0 as bigint))
+                    end
+                )
+            ), 1)))
+        ) as versions
+    from {{ 'documents_folded' if fold_documents else 'per_key' }}
+),
+
+exploded as (
+    select
+        folded.table_id,
+        folded.row_key,
+        folded.is_keyed,
+        v.pos as version_index,
+        v.version
+    from folded
+        lateral view posexplode(versions) v as pos, version
+),
+
+visible as (
+    -- a truncate event only closes a row that exists at that moment
+    select * from exploded
+    where not (version.op = 'TRUNCATE' and not version.was_present)
+),
+
+versions as (
+    select
+        table_id,
+        row_key,
+        version.row as row,
+        version.row_count as row_count,
+        version.op as op,
+        version.event_ts as valid_from,
+        lead(version.event_ts) over (partition by table_id, row_key order by version_index) as valid_to,
+        lead(version_index) over (partition by table_id, row_key order by version_index) is null as is_current,
+        not version.present as is_deleted,
+        is_keyed,
+        version.position.sort_key as sort_key,
+        version.position.kafka_partition as kafka_partition,
+        version.position.kafka_offset as kafka_offset,
+        version.position.row_index as row_index,
+        version.change_id as change_id,
+        version.landing_batch_id as landing_batch_id
+    from visible
+)
+{%- endmacro %}
