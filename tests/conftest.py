@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -24,7 +25,7 @@ VECTORS = Path(__file__).resolve().parent / "vectors"
 
 
 @pytest.fixture(scope="session")
-def lake() -> Iterator["Lake"]:
+def lake() -> Iterator[Lake]:
     from cdclake.lake import Lake
 
     yield Lake()
@@ -36,7 +37,7 @@ def vectors() -> Path:
 
 
 @pytest.fixture(scope="session")
-def decoders(lake: "Lake") -> "Decoders":
+def decoders(lake: Lake) -> Decoders:
     """One decoder over given messages, no build (tests/decoder_support.py)."""
     from decoder_support import Decoders
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def as_message(item: Message | str | dict[str, Any]) -> Message:
 
 
 class Decoders:
-    def __init__(self, lake: "Lake") -> None:
+    def __init__(self, lake: Lake) -> None:
         self.lake = lake
         self._compiled: dict[tuple[str, str], str] = {}
 
@@ -77,9 +77,9 @@ class Decoders:
             m = as_message(item)
             identity = hashlib.md5(f"{m.topic}\x01{m.key}\x01{m.value}".encode()).hexdigest()
             rows.append((identity, m.topic, m.partition, line - 1 if m.offset is None else m.offset,
-                         datetime.fromtimestamp(m.timestamp_ms / 1000, timezone.utc),
+                         datetime.fromtimestamp(m.timestamp_ms / 1000, UTC),
                          m.key, m.value, m.encoding, None, format_id, "declared", "unit.jsonl", line,
-                         datetime(2026, 1, 1, tzinfo=timezone.utc), 1, False, "route", None, format_id))
+                         datetime(2026, 1, 1, tzinfo=UTC), 1, False, "route", None, format_id))
         self.lake.spark.createDataFrame(rows, MESSAGES_SCHEMA).createOrReplaceTempView(VIEW)
 
     def rows(self, format_id: str, messages: list[Message | str | dict[str, Any]],

@@ -14,8 +14,9 @@ import base64
 import json
 import random
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 Row = dict[str, str | None]
 
@@ -67,7 +68,8 @@ def _order(rng: random.Random, key: int) -> Row:
         "amount": _maybe(rng, _decimal(rng, 27, 10)),
         "note": _maybe(rng, rng.choice(_WORDS), 0.4),
         "blob": _maybe(rng, _binary(rng)),
-        "created": f"2024-0{rng.randrange(1, 10)}-1{rng.randrange(10)} 1{rng.randrange(10)}:3{rng.randrange(10)}:0{rng.randrange(10)}",
+        "created": (f"2024-0{rng.randrange(1, 10)}-1{rng.randrange(10)} "
+                    f"1{rng.randrange(10)}:3{rng.randrange(10)}:0{rng.randrange(10)}"),
     }
 
 
@@ -236,7 +238,7 @@ class Record:
 
     @classmethod
     def of_bytes(cls, topic: str, partition: int, offset: int, timestamp: int, value: bytes,
-                 key: str | None = None) -> "Record":
+                 key: str | None = None) -> Record:
         return cls(topic, partition, offset, timestamp, base64.b64encode(value).decode("ascii"), key, True)
 
 
@@ -328,7 +330,7 @@ def _place_images(message: dict[str, Any], format_id: str, op: str,
             message["data"] = befores
     elif format_id == "canal_json":
         message["data"] = afters
-        message["old"] = [_changed_only(b or {}, a or {}) for b, a in zip(befores, afters)]
+        message["old"] = [_changed_only(b or {}, a or {}) for b, a in zip(befores, afters, strict=True)]
     elif format_id == "canal_json_legacy":
         message["data"] = befores
         message["old"] = afters

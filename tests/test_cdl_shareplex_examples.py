@@ -103,7 +103,8 @@ TYPED_AFTER: Image = {
     "t0_col": "01:00:00", "dec_bytes": "1234.56", "neg_dec": "-0.005",
     "dec_text": "123456789876543212345678987654321.110",
     # a DECIMAL(65,30) value: 27 bytes, more than any Spark decimal holds
-    "wide_dec": "-12345678901234567890123456789012345.123456789012345678901234567890", "f64": "12510357", "f32": "0.25", "raw": "/wB/",
+    "wide_dec": "-12345678901234567890123456789012345.123456789012345678901234567890",
+    "f64": "12510357", "f32": "0.25", "raw": "/wB/",
     "flag": "true", "txt": "华为云 🚀", "nested": '{"a":1,"b":[1,2]}', "nul": None, "big": "9223372036854775807",
 }
 DOC_FIELDS = [field("id", "int32"), field("title", "string"), field("body", "string")]
@@ -359,8 +360,9 @@ def test_cdl_vendor_example_insert(lake_built):
 def test_cdl_connect_types_to_canonical_text(lake_built):
     """Values typed by the schema section: Timestamp ms -> ISO-8601 UTC, Date days ->
     yyyy-MM-dd, Time ms -> HH:mm:ss[.fff], Connect Decimal bytes (0x01E240 scale 2, 0xFB
-    scale 3) -> 1234.56 / -0.005 and a 27-byte DECIMAL(65,30) exactly, CDL Decimal text exactly, float 1.2510357E7 -> 12510357,
-    bytes base64 as given, boolean, unicode, nested struct as compact JSON, int64 max."""
+    scale 3) -> 1234.56 / -0.005 and a 27-byte DECIMAL(65,30) exactly, CDL Decimal text
+    exactly, float 1.2510357E7 -> 12510357, bytes base64 as given, boolean, unicode, nested
+    struct as compact JSON, int64 max."""
     (row,) = [r for r in changes(lake_built, CDL_HAND) if r["table_id"] == "public.typed"]
     assert row["after"] == TYPED_AFTER
     assert (row["sort_key"], row["tx_id"], row["row_key"]) == (["163955221100", "57227600"], "57227600", key("1"))

@@ -26,7 +26,8 @@ def run(state: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
     done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=home_env(state), text=True,
                           capture_output=True, timeout=600)
     if check and done.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n"
+                             f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return done
 
 

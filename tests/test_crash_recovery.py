@@ -3,7 +3,8 @@
 One state folder, resumed step by step: `cdc build` runs in its own process group and
 is killed (SIGKILL to the whole group: Python, the JVM and its Python workers, as a
 power loss would) as soon as the folder of a table it creates appears: mid-silver (the
-decoded table), mid-history, and during the first creation of every gold table. Each killed build leaves a table folder that the metastore does not know.
+decoded table), mid-history, and during the first creation of every gold table. Each
+killed build leaves a table folder that the metastore does not know.
 The next build must carry on from there, and the final gold must equal the gold of an
 uninterrupted build (`--full-refresh` of the same bronze).
 """
@@ -61,12 +62,14 @@ print(json.dumps({"resumed": resumed, "uninterrupted": dump(lake)}))
 
 
 def _build_killed_at(home: Path, folder: str) -> bool:
-    """Build seeds and models (the data tests would only add time before the kill) and kill the process group when `folder` appears; True when the kill came
-    while the build ran (False: the build ended first)."""
+    """Build seeds and models (the data tests would only add time before the kill) and kill
+    the process group when `folder` appears; True when the kill came while the build ran
+    (False: the build ended first)."""
     target = home / "warehouse" / folder
     if target.exists():
         return False
-    build = subprocess.Popen([str(BIN / "cdc"), "build", "--exclude", "resource_type:test"], cwd=PROJECT, env=home_env(home), start_new_session=True,
+    build = subprocess.Popen([str(BIN / "cdc"), "build", "--exclude", "resource_type:test"], cwd=PROJECT,
+                             env=home_env(home), start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
     while build.poll() is None and time.monotonic() < deadline:

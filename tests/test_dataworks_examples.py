@@ -415,7 +415,7 @@ def test_datahub_blob_alter_with_decoded_ddlmeta(built):
                   {iso_sql("event_ts")}, transform(sort_key, k -> cast(k as string)) as sort_key
            from silver.cdc_ddl_events where topic in (:a, :b) order by topic""", a=BLOB_TEXT, b=BLOB_B64)
     assert len(rows) == 2
-    for row, db in zip(rows, ("yunshi_db_b64", "yunshi_db")):
+    for row, db in zip(rows, ("yunshi_db_b64", "yunshi_db"), strict=True):
         meta = json.loads(row.pop("ddl_meta"))
         assert meta == {**DDLMETA_SUMMARY, "error": None}
         assert {k: v for k, v in row.items() if k != "topic"} == {
@@ -426,7 +426,7 @@ def test_datahub_blob_alter_with_decoded_ddlmeta(built):
             "event_ts": "2020-11-14T08:21:49.000Z", "sort_key": ["1605339516000000035"]}
 
 
-# ---------------------------------------------------------------------------- hand-built: Oracle, PostgreSQL, markers, DDL
+# ---------------------------------------------------------------------------- by hand: Oracle, PostgreSQL, markers, DDL
 
 
 def test_oracle_values_rowid_and_scn(built):

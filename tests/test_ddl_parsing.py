@@ -9,10 +9,12 @@ case fails); and text that cannot be read, which is kept with action UNKNOWN and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -362,10 +364,8 @@ def vector_ddl() -> set[str]:
             docs.append(json.loads(text))
         except ValueError:
             for line in text.splitlines():
-                try:
+                with contextlib.suppress(ValueError):
                     docs.append(json.loads(line))
-                except ValueError:
-                    pass
         for doc in docs:
             for s, is_ddl in _strings(doc):
                 if _DDL_START.match(s) or (is_ddl and s.strip()):

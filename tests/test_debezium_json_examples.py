@@ -205,7 +205,8 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     by_shape: list[str] = []
     for i, line in enumerate(lines(DBZ / "debezium_docs_mysql_examples.ndjson")):
         declared.append(record("ex.dbz.docs", i, line))
-    declared.append(record("ex.dbz.flink-first", 0, lines(DBZ / "flink_debezium_mysql_schema_included_first.ndjson")[0]))
+    declared.append(record("ex.dbz.flink-first", 0,
+                           lines(DBZ / "flink_debezium_mysql_schema_included_first.ndjson")[0]))
     for i, line in enumerate(lines(DBZ / "flink_debezium_postgres_replica_identity_default.ndjson")):
         by_shape.append(record("ex.dbz.pg-replica-default", i, line))
     declared.append(record("ex.dbz.alltype", 0, lines(DBZ / "paimon_flinkcdc_mysql_alltype_schema_included.json")[0]))
@@ -433,7 +434,8 @@ def test_hand_built_markers_and_rejects(built):
 
 def flink_state(name: str) -> list[tuple[str, str, str | None, float]]:
     expected = next(v for v in FLINK["vectors"] if v["file"] == name)["expected_final_state"]
-    return sorted((str(r["id"]), r["name"], r["description"], float(struct.unpack("f", struct.pack("f", r["weight"]))[0]))
+    return sorted((str(r["id"]), r["name"], r["description"],
+                   float(struct.unpack("f", struct.pack("f", r["weight"]))[0]))
                   for r in expected)
 
 
@@ -443,7 +445,8 @@ def our_state(lake: Lake, table_id: str) -> list[tuple[str, str, str | None, flo
     for g in gold(lake, table_id):
         r = g["row"]
         assert g["row_count"] == 1
-        out.append((r["id"], r["name"], r["description"], float(struct.unpack("f", struct.pack("f", float(r["weight"])))[0])))
+        out.append((r["id"], r["name"], r["description"],
+                    float(struct.unpack("f", struct.pack("f", float(r["weight"])))[0])))
     return sorted(out)
 
 
@@ -462,7 +465,8 @@ def test_flink_replica_identity_we_accept_more_with_the_kafka_key(built):
     it folds to the state of the other Postgres files. Without the key, the 4 updates and
     the delete are rejected (they cannot name their row) and the rest is kept."""
     lake = built.lake
-    assert our_state(lake, "peer_ri_keyed.inventory.products") == flink_state("debezium-postgres-data-schema-exclude.txt")
+    assert (our_state(lake, "peer_ri_keyed.inventory.products")
+            == flink_state("debezium-postgres-data-schema-exclude.txt"))
     assert rejects(lake, "peer.flink.replica-identity-keyed") == {}
     assert sorted(rejects(lake, "peer.flink.replica-identity")) == [9, 10, 13, 14, 15]
 

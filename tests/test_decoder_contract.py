@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import yaml
 
-
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS: list[str] = yaml.safe_load((ROOT / "dbt_project.yml").read_text())["vars"]["cdc_decoded_formats"]
 

@@ -91,7 +91,7 @@ def undocumented(manifest: dict[str, Any], catalog: dict[str, Any]) -> list[str]
     # the columns the tables really have (catalog) against the documented ones (manifest)
     for kind, entries in (("nodes", catalog["nodes"]), ("sources", catalog["sources"])):
         for uid, entry in entries.items():
-            if not uid.split(".")[1] == PROJECT:
+            if uid.split(".")[1] != PROJECT:
                 continue
             documented = {name.lower(): column for name, column in manifest[kind][uid]["columns"].items()}
             actual = {name.lower() for name in entry["columns"]}
@@ -122,7 +122,7 @@ def test_every_model_column_seed_and_macro_is_described(site):
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: Any) -> None:  # `format`: the base class's name
         pass
 
 

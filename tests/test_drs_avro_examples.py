@@ -19,7 +19,7 @@ import io
 import json
 import struct
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,7 +134,7 @@ TYPED_VALUES = [
     typed("BooleanValue", True),
     typed("BytesValue", b"\x00\xff\x10"),
     typed("DateValue", date(2024, 2, 29)),
-    typed("TimestampValue", datetime(2021, 6, 25, 9, 51, 53, 201000, tzinfo=timezone.utc)),
+    typed("TimestampValue", datetime(2021, 6, 25, 9, 51, 53, 201000, tzinfo=UTC)),
     typed("MapValue", {"a": "x", "n": 12, "z": None}),
     typed("ColumnValue", UNICODE),
     None,
@@ -198,11 +198,11 @@ def test_single_object_and_raw_datum_decode_the_same():
 
 def test_typed_values_render_from_what_the_schema_says():
     record = message("INSERT", "shop.typed", TYPED_COLUMNS, after=TYPED_VALUES,
-                     ts=datetime(2021, 6, 25, 9, 51, 53, 201000, tzinfo=timezone.utc), sql=None)
+                     ts=datetime(2021, 6, 25, 9, 51, 53, 201000, tzinfo=UTC), sql=None)
     out = decoded(single_object(record, EVOLVED), RECONSTRUCTED, EVOLVED)
     assert out["schema"] == EVOLVED.path and out["eventMs"] == T0
     assert out["updateTimestamp"] == "2021-06-25T09:51:53.201Z"
-    assert dict(zip(out["fields"], out["after"])) == TYPED_TEXT
+    assert dict(zip(out["fields"], out["after"], strict=True)) == TYPED_TEXT
 
 
 @pytest.mark.parametrize(("value", "text"), [
@@ -210,7 +210,7 @@ def test_typed_values_render_from_what_the_schema_says():
     (1e22, "10000000000000000000000"),
     (-1.5e-7, "-0.00000015"), (float("nan"), "NaN"), (float("-inf"), "-Infinity"), (Decimal("1.10"), "1.10"),
     (Decimal("0E-10"), "0.0000000000"), (b"", ""), (bytearray(b"\xff"), "/w=="),
-    (datetime(2024, 1, 1, 8, 0, tzinfo=timezone.utc), "2024-01-01T08:00:00Z"),
+    (datetime(2024, 1, 1, 8, 0, tzinfo=UTC), "2024-01-01T08:00:00Z"),
     (datetime(2024, 1, 1, 8, 0, 0, 120), "2024-01-01T08:00:00.00012"), (date(1, 1, 1), "0001-01-01"),
     ({"r": [1, b"\x01", Decimal("2.50")], "d": date(2024, 1, 2)}, '{"r":[1,"AQ==",2.50],"d":"2024-01-02"}'),
 ])
@@ -222,7 +222,7 @@ def test_raw_datum_takes_the_first_schema_that_consumes_every_byte():
     """An evolved datum with only string values reads under the reconstructed schema too,
     but leaves its trailing `sql` byte: the evolved schema is taken."""
     record = message("INSERT", "shop.items", [("id", "int")], after=[typed("ColumnValue", "1")],
-                     ts=datetime.fromtimestamp(T0 / 1000, timezone.utc), sql=None)
+                     ts=datetime.fromtimestamp(T0 / 1000, UTC), sql=None)
     out = decoded(datum(record, EVOLVED), RECONSTRUCTED, EVOLVED)
     assert (out["framing"], out["schema"], out["after"]) == ("raw", EVOLVED.path, ["1"])
 
@@ -292,12 +292,12 @@ RAW_MESSAGES = [
              seqno=201), RECONSTRUCTED),
     (message("INSERT", "shop.items", [("id", "int"), ("name", "varchar")],
              after=[typed("LongValue", 2), typed("ColumnValue", "raw evolved")],
-             seqno=202, ts=datetime.fromtimestamp(T0 / 1000, timezone.utc), sql=None), EVOLVED),
+             seqno=202, ts=datetime.fromtimestamp(T0 / 1000, UTC), sql=None), EVOLVED),
 ]
 EVOLVED_MESSAGES = [
     message("INSERT", "shop.typed", TYPED_COLUMNS, after=TYPED_VALUES, seqno=301,
-            ts=datetime(2021, 6, 25, 9, 51, 53, 201000, tzinfo=timezone.utc), sql=None),
-    message("DDL", "shop.typed", None, seqno=302, ts=datetime(2021, 6, 25, 9, 52, tzinfo=timezone.utc),
+            ts=datetime(2021, 6, 25, 9, 51, 53, 201000, tzinfo=UTC), sql=None),
+    message("DDL", "shop.typed", None, seqno=302, ts=datetime(2021, 6, 25, 9, 52, tzinfo=UTC),
             sql="ALTER TABLE shop.typed ADD COLUMN extra varchar(8)"),
 ]
 _ONE = message("INSERT", "shop.bad", [("a", "int"), ("b", "int")], after=["1", "2"], seqno=401)
@@ -371,7 +371,7 @@ def gold_rows(lake: Lake, table_id: str) -> list[Row]:
 
 
 def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def test_single_object_changes_of_a_configured_key_table(built):
@@ -383,7 +383,7 @@ def test_single_object_changes_of_a_configured_key_table(built):
     types = {"ID": "NUMBER", "NAME": "VARCHAR2", "NOTE": "CLOB"}
 
     def img(values: list[str | None] | None) -> dict[str, str | None] | None:
-        return None if values is None else dict(zip(types, values))
+        return None if values is None else dict(zip(types, values, strict=True))
 
     expected = [(0, "INSERT", None, emp("1", UNICODE, None), '["1"]'),
                 (1, "UPDATE", emp("1", UNICODE, None), emp("1", "O'Brien", "line\nbreak"), '["1"]'),
@@ -394,7 +394,8 @@ def test_single_object_changes_of_a_configured_key_table(built):
     assert rows == [{
         "kafka_offset": offset, "op": op, "vendor_op": "INIT" if op == "SNAPSHOT" else op, "source_db": None,
         "source_schema": "HR", "source_table": "EMP", "table_id": "hr.emp", "pk_columns": ["ID"],
-        "row_key": key, "before": img(before), "after": img(after), "column_types": types, "event_ts": iso(T0 + offset * 1000),
+        "row_key": key, "before": img(before), "after": img(after), "column_types": types,
+        "event_ts": iso(T0 + offset * 1000),
         "sort_key": [str(101 + offset), str(T0 + offset * 1000)],
     } for offset, op, before, after, key in expected]
     assert gold_rows(built.lake, "hr.emp") == [
@@ -431,8 +432,8 @@ def test_ddl_and_other_operations(built):
          "ddl_text": 'CREATE TABLE "HR"."EMP2" ("ID" NUMBER PRIMARY KEY)', "ddl_dialect": "oracle",
          "ddl_action": "CREATE", "event_ts": iso(T0 + 6000)},
     ]
-    markers = built.lake.rows("""select kafka_offset, marker_kind, vendor_op, detail, table_id from silver.cdc_heartbeats
-                                 where topic = :t""", t=SINGLE)
+    markers = built.lake.rows("""select kafka_offset, marker_kind, vendor_op, detail, table_id
+                                 from silver.cdc_heartbeats where topic = :t""", t=SINGLE)
     assert markers == [{"kafka_offset": 7, "marker_kind": "OTHER", "vendor_op": "HEARTBEAT",
                         "detail": 'HEARTBEAT "HR"."EMP"', "table_id": "hr.emp"}]
 
@@ -476,7 +477,7 @@ def test_malformed_messages_are_rejects_with_reasons(built):
                                  from silver.cdc_rejects where topic = :t order by kafka_offset""", t=REJECTS)
     assert [(r["kafka_offset"], r["reject_stage"], r["vendor_format"]) for r in rejects] == [
         (i, "decode", "drs_avro") for i in range(len(REJECT_CASES))]
-    for reject, (value, reason) in zip(rejects, REJECT_CASES):
+    for reject, (value, reason) in zip(rejects, REJECT_CASES, strict=True):
         assert reason in reject["reject_reason"], (reject["reject_reason"], reason)
         assert reject["message_value"] == (value if isinstance(value, str) else b64(value))
     others = built.lake.rows("""select count(*) as n from silver.cdc_rejects where topic != :t""", t=REJECTS)

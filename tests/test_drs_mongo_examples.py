@@ -29,9 +29,8 @@ from udfs.mongo import decode_change
 from udfs.mongo_shell import MongoSyntaxError, canonical, dumps, parse
 
 if TYPE_CHECKING:
-    from decoder_support import Decoders
-
     from cdclake.lake import Lake
+    from decoder_support import Decoders
 
 Row = dict[str, Any]
 OID = "64650cf67dc36a464e76e583"
@@ -120,13 +119,14 @@ BAD_MESSAGES: list[tuple[str, str]] = [
 def test_shell_syntax_to_relaxed_extended_json():
     doc = parse(TYPED_VALUE)
     assert {k: canonical(v) for k, v in doc.items()} == TYPED_EXPECTED
-    assert dumps(parse('{"a": NumberDecimal("1.10"), b: [MinKey]}')) == '{"a":{"$numberDecimal":"1.10"},"b":[{"$minKey":1}]}'
+    assert (dumps(parse('{"a": NumberDecimal("1.10"), b: [MinKey]}'))
+            == '{"a":{"$numberDecimal":"1.10"},"b":[{"$minKey":1}]}')
 
 
 @pytest.mark.parametrize("text", ["{a: 1", "{a: Foo(1)}", "{a: 1} trailing", "{'a' 1}", '{a: "open}', "{a: ISODate()}",
                                   '{a: BinData(0, "***")}', '{a: UUID("12")}', "{a: NumberDecimal(\"x\")}"])
 def test_invalid_shell_syntax_raises_with_position(text):
-    with pytest.raises(MongoSyntaxError, match="at character [0-9]+"):
+    with pytest.raises(MongoSyntaxError, match=r"at character [0-9]+"):
         parse(text)
 
 

@@ -53,7 +53,7 @@ def dt(**parts: int | None) -> dict[str, int | None]:
 
 ALL_VALUES = [
     value("Integer", {"precision": 20, "value": "18446744073709551615"}),
-    value("Character", {"charset": "utf8mb4", "value": "héllo 华为 🚀".encode("utf-8")}),
+    value("Character", {"charset": "utf8mb4", "value": "héllo 华为 🚀".encode()}),
     value("Character", {"charset": "gbk", "value": "阿里云".encode("gbk")}),
     value("Character", {"charset": "latin1", "value": b"caf\xe9 \x80"}),
     value("Character", {"charset": "binary", "value": b"\x00\xff"}),
@@ -210,7 +210,7 @@ def test_udf_reads_the_synthetic_sample():
 def test_udf_renders_every_union_branch():
     out = decoded(encode(record("INSERT", "shop.all_types", ALL_FIELDS, None, ALL_VALUES)))
     names = [f["name"] for f in out["fields"]]
-    assert dict(zip(names, out["after"])) == {**ALL_TEXT, "not_logged": None}
+    assert dict(zip(names, out["after"], strict=True)) == {**ALL_TEXT, "not_logged": None}
     assert out["afterMissing"] == [names.index("not_logged")]
     assert out["before"] is None and out["ddl"] is None
 
@@ -408,7 +408,7 @@ def test_rejects_name_the_problem(built):
     not_b64, *bad = by_offset
     assert not_b64["reject_reason"].startswith("not base64")
     assert len(bad) == len(REJECT_REASONS)
-    for reject, reason in zip(bad, REJECT_REASONS):
+    for reject, reason in zip(bad, REJECT_REASONS, strict=True):
         assert reject["reject_reason"].startswith(reason), (reject, reason)
     assert changes(built, "rejects") == []
 

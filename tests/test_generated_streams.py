@@ -10,7 +10,6 @@ batches built one after the other.
 
 from __future__ import annotations
 
-
 import pytest
 
 import synth

@@ -8,6 +8,7 @@ exactly."""
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections import Counter, defaultdict
 from decimal import Decimal
 
@@ -143,7 +144,7 @@ def test_mariadb_shift_onto_own_keys_in_descending_order(mariadb: Capture) -> No
         if event.table == "all_types":
             by_tx[event.gtid].append(change)
     assert any(
-        any(later.after["id"] == earlier.before["id"] for earlier, later in zip(changes, changes[1:]))  # type: ignore[index]
+        any(later.after["id"] == earlier.before["id"] for earlier, later in itertools.pairwise(changes))  # type: ignore[index]
         for changes in by_tx.values())
 
 
@@ -206,7 +207,7 @@ def test_mariadb_values_are_the_databases(mariadb: Capture) -> None:
 
 def test_postgres_values(postgres: Capture) -> None:
     rows = postgres.final[("public", "all_types")][1]
-    assert all(r["tstz"] is None or r["tstz"].tzinfo == dt.timezone.utc for r in rows)
+    assert all(r["tstz"] is None or r["tstz"].tzinfo == dt.UTC for r in rows)
     assert any(r["num"] == Decimal("123456789876543212345678987654321.110") for r in rows)
     assert any(r["by"] == bytes(range(256)) for r in rows)
 
@@ -226,7 +227,7 @@ def test_parse_insert_with_hostile_text_and_every_kind_of_literal() -> None:
     assert change.rows[0].after == {
         "id": 7, "s": "it's \\x00 'quoted' ", "n": None, "b": b"\x00\xff\x00", "f": False,
         "d": Decimal("-0.000000000000000000001"), "x": float("-inf"),
-        "ts": dt.datetime(2038, 1, 19, 3, 14, 7, 500000, tzinfo=dt.timezone.utc),
+        "ts": dt.datetime(2038, 1, 19, 3, 14, 7, 500000, tzinfo=dt.UTC),
         "t": dt.timedelta(hours=24), "j": '{"a": "b c"}', 'Odd "col"': "a: b[c]:d"}
 
 

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Callable
-
-import pytest
-
 import random
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 import synth
 from cdclake import paths
@@ -304,7 +304,8 @@ def declared_keys(captures: dict[str, Capture]) -> dict[str, list[str]]:
 def declared_tables(captures: dict[str, Capture]) -> dict[str, dict]:
     """Key and column types of every table, for the streams whose vendor sends no types
     (the types as the vendor sees them: MariaDB's JSON is LONGTEXT)."""
-    return {table_id(stream, schema): {"primary_key": list(schema.pk), "dialect": stream.source.replace("mariadb", "mysql"),
+    return {table_id(stream, schema): {"primary_key": list(schema.pk),
+                                       "dialect": stream.source.replace("mariadb", "mysql"),
                                        "columns": {c.name: c.type for c in schema.columns}}
             for stream in STREAMS if stream.declare_columns
             for schema in as_delivered(captures[stream.source], False).tables()}
@@ -320,7 +321,7 @@ def report(results: list[TableResult], limit: int = 40) -> str:
         for m in r.mismatches:
             by_column.setdefault((m.table, m.column), []).append(m)
     first = [f"[{len(ms)}x] {ms[0]}" for ms in by_column.values()][:limit]
-    return "\n".join(lines + ["differences by column (count, first):"] + first)
+    return "\n".join([*lines, "differences by column (count, first):", *first])
 
 
 @pytest.mark.parametrize("stream", STREAMS, ids=lambda s: s.db)

@@ -53,7 +53,8 @@ def canal_message(format_id: str, db: str, table: str, op: str, rows: list[tuple
             message["data"], message["old"] = befores, afters
         elif format_id == "canal_json":
             message["data"] = afters
-            message["old"] = [{c: v for c, v in b.items() if a.get(c) != v} for b, a in zip(befores, afters)]
+            message["old"] = [{c: v for c, v in b.items() if a.get(c) != v}
+                              for b, a in zip(befores, afters, strict=True)]
         else:
             message["data"], message["old"] = afters, befores
     return message
@@ -92,7 +93,8 @@ def key_move_records(format_id: str) -> list[synth.Record]:
                               gtid="0-1-9")),
         record(topic, 0, 3, m("w", "UPDATE", [(row(7, "a"), row(8, "a"))], msg_id=7, pk=["id"], types=KEY_TYPES,
                               gtid="0-1-10")),
-    ] + tie_records(format_id, topic, m)
+        *tie_records(format_id, topic, m),
+    ]
 
 
 def tie_records(format_id: str, topic: str, m: Any) -> list[synth.Record]:

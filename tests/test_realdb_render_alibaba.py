@@ -18,11 +18,10 @@ from typing import Any
 import fastavro
 import pytest
 
-from synth import Record
 from realdb import render_alibaba as ra
 from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema
-from udfs import drs_avro as drs_schemas
-from udfs import dts_avro as dts_schemas
+from synth import Record
+from udfs import drs_avro as drs_schemas, dts_avro as dts_schemas
 
 VECTORS = Path(__file__).resolve().parent / "vectors"  # copies of shared/vectors
 T0 = 1_714_979_000
@@ -372,7 +371,7 @@ def test_dts_every_row_change_once_between_begin_and_commit(dts: list[Record]) -
         for side in ("before", "after"):
             image = datum[f"{side}Images"]
             if image is not None:
-                row = {n: _text(_short(v)) for n, v in zip(names, image) if n in IDENTITY[table]}
+                row = {n: _text(_short(v)) for n, v in zip(names, image, strict=True) if n in IDENTITY[table]}
                 seen[(table, side, _identity(table, row))] += 1
     assert seen == _expected_images()
     assert _offsets_are_dense(dts)
@@ -477,7 +476,8 @@ def test_drs_every_row_change_once_with_increasing_seqno(drs: list[Record]) -> N
         for side in ("before", "after"):
             image = datum[f"{side}Images"]
             if image is not None:
-                seen[(table, side, _identity(table, {n: v and v["value"] for n, v in zip(names, image)}))] += 1
+                row = {n: v and v["value"] for n, v in zip(names, image, strict=True)}
+                seen[(table, side, _identity(table, row))] += 1
     assert seen == _expected_images()
     assert all(re.fullmatch(rf'"{DB}"\."(items|pairs|log)"', r.key or "") for r in drs)
     assert _offsets_are_dense(drs)
@@ -487,7 +487,7 @@ def test_drs_values_as_drs_json_writes_them(drs: list[Record]) -> None:
     insert = next(d for d in map(_read_drs, drs) if d["seqno"] == 1)
     assert insert["operation"] == "INSERT" and insert["updateTimestamp"] == T0 * 1000
     assert [f["type"] for f in insert["fields"]][:6] == ["int", "bigint", "decimal", "float", "double", "varchar"]
-    assert {f["name"]: v and v["value"] for f, v in zip(insert["fields"], insert["afterImages"])} == {
+    assert {f["name"]: v and v["value"] for f, v in zip(insert["fields"], insert["afterImages"], strict=True)} == {
         "id": "1", "big": "18446744073709551615", "price": "12345678901234567890.123456789012345678901234567890",
         "ratio": "1.1", "score": "1.2510357E7", "name": "naïve 华为云 🚀", "body": 'said "hi"\n',
         "code": "[97, 98, 0, 0]", "image": "[0, -1, -128, 1]", "born": "1000-01-01",

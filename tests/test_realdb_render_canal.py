@@ -7,13 +7,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pytest
 
-from synth import Record
 from realdb.delivery import key_partition
 from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema
 from realdb.render_canal import (
@@ -25,6 +25,7 @@ from realdb.render_canal import (
     render_drs_json_c,
     render_drs_json_postgres,
 )
+from synth import Record
 
 DB = "lake_a"
 PARTS = 3
@@ -43,7 +44,7 @@ LINES = TableSchema("shop", "lines", (
     Column("line_no", "int(11)", False), Column("order_id", "bigint(20)", False), Column("qty", "int(11)"),
     Column("sku", "varchar(16)"),
 ), pk=("order_id", "line_no"))
-LINES2 = TableSchema("shop", "lines", LINES.columns + (Column("note", "varchar(8)"),), pk=LINES.pk)
+LINES2 = TableSchema("shop", "lines", (*LINES.columns, Column("note", "varchar(8)")), pk=LINES.pk)
 NOTES = TableSchema("shop", "notes", (Column("kind", "varchar(8)"), Column("body", "varchar(64)")))
 
 VC = "華為 <a href='x'>&=</a> 🚀"
@@ -291,7 +292,7 @@ def rendered_rows(name: str) -> Counter[tuple[Any, ...]]:
     for _, m in render(name):
         if m["isDdl"]:
             continue
-        if name == "dts_legacy" and m["type"] != "INSERT" or name == "drs" and m["type"] == "DELETE":
+        if (name == "dts_legacy" and m["type"] != "INSERT") or (name == "drs" and m["type"] == "DELETE"):
             where = "old"
         else:
             where = "data"

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from synth import Record
 from realdb.model import Capture, Column, Event, RowChange, TableSchema
 from realdb.render_debezium import (
     render_cdl_debezium,
@@ -22,6 +21,7 @@ from realdb.render_debezium import (
     render_debezium_mysql,
     render_debezium_postgres,
 )
+from synth import Record
 
 TOPIC = "cdc.debezium"
 BIG_DECIMAL = Decimal("-12345678901234567890123456789012345.123456789012345678901234567890")
@@ -42,7 +42,7 @@ ALL_TYPES = TableSchema("shop", "all_types", (
 PAIRS = TableSchema("shop", "pairs", (Column("a", "int(11)", False), Column("b", "varchar(10)", False),
                                       Column("v", "int(11)")), ("a", "b"))
 LOG = TableSchema("shop", "log", (Column("x", "int(11)"), Column("y", "text")))
-LOG2 = TableSchema("shop", "log", LOG.columns + (Column("z", "decimal(5,2)"),))
+LOG2 = TableSchema("shop", "log", (*LOG.columns, Column("z", "decimal(5,2)")))
 
 EXTREMES = {
     "id": 1, "ti": -128, "su": 65535, "iu": 4294967295, "bu": 18446744073709551615, "f": 3.14,
@@ -107,8 +107,9 @@ THINGS = TableSchema("appdb", "things", (
 ), ("id",), "public")
 THING = {"id": 1, "n38": Decimal("-1234567890123456789012345678.0123456789"), "nv": Decimal("12.3400"),
          "t3": dt.datetime(2024, 1, 2, 3, 4, 5, 678000), "t6": dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
-         "tz": dt.datetime(2038, 1, 19, 3, 14, 7, 999999, tzinfo=dt.timezone.utc), "d": dt.date(1000, 1, 1),
-         "tm": dt.timedelta(hours=23, minutes=59, seconds=59, microseconds=999999), "by": b"\x00\x01\x00\x00", "j": '{"k": [1, 2]}', "jb": '{"k": [1, 2]}',
+         "tz": dt.datetime(2038, 1, 19, 3, 14, 7, 999999, tzinfo=dt.UTC), "d": dt.date(1000, 1, 1),
+         "tm": dt.timedelta(hours=23, minutes=59, seconds=59, microseconds=999999), "by": b"\x00\x01\x00\x00",
+         "j": '{"k": [1, 2]}', "jb": '{"k": [1, 2]}',
          "ok": True, "r": 0.1, "dp": 6.02214076e23, "tx": "ünï", "u": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
          "qty": 5}
 THING2 = {c.name: None for c in THINGS.columns} | {"id": 2, "qty": 7, "tz": dt.datetime(2000, 1, 1, 0, 0)}
@@ -218,7 +219,7 @@ def test_tombstones_follow_deletes_and_key_changes(mysql_records: list[Record]) 
         by_partition[r.partition].append(r)
     deletes = 0
     for part in by_partition.values():
-        for this, following in zip(part, part[1:] + [None]):
+        for this, following in zip(part, [*part[1:], None], strict=True):
             if this.value is None or _payload(this)["op"] != "d":
                 continue
             deletes += 1
@@ -316,7 +317,7 @@ def test_schemas_false_is_the_same_payload() -> None:
     with_schemas = render_debezium_mysql(MARIADB, "shopx", TOPIC, seed=5, schemas=True)
     without = render_debezium_mysql(MARIADB, "shopx", TOPIC, seed=5, schemas=False)
     assert len(with_schemas) == len(without)
-    for a, b in zip(with_schemas, without):
+    for a, b in zip(with_schemas, without, strict=True):
         assert (a.topic, a.partition, a.offset) == (b.topic, b.partition, b.offset)
         assert _payload(a) == _value(b)
         assert a.key is None or json.loads(a.key)["payload"] == json.loads(b.key or "")

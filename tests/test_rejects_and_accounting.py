@@ -224,7 +224,8 @@ def test_hostile_names_are_data_not_folder_names(lake, landed):
     for table in ("cdc_current_rows", "cdc_row_history"):
         folders = [p.name for p in (paths.warehouse_dir() / "gold.db" / table).iterdir() if p.is_dir()]
         assert folders and all(re.fullmatch("table_hash=[0-9a-f]{16}", f) for f in folders), folders
-    assert lake.rows("select count(*) as n from gold.cdc_sync_status where topic = 'names.canal'")[0]["n"] == len(NAMES) + len(DECIMALS)
+    assert (lake.rows("select count(*) as n from gold.cdc_sync_status where topic = 'names.canal'")[0]["n"]
+            == len(NAMES) + len(DECIMALS))
 
 
 def test_distinct_source_tables_keep_distinct_ids(lake, landed):

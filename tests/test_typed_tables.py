@@ -48,7 +48,8 @@ def _row(rng: random.Random, key: int, phase: int) -> Row:
                 "price": f"{rng.randint(0, 99_999_999)}.{rng.randint(0, 99):02d}" if phase < 4
                 else f"{rng.randint(0, 9_999_999_999)}.{rng.randint(0, 9999):04d}",
                 "qty": str(rng.randint(-5, 500)),
-                "created": f"2024-0{rng.randint(1, 4)}-1{rng.randint(0, 9)} 0{rng.randint(0, 9)}:15:0{rng.randint(0, 9)}.250"}
+                "created": (f"2024-0{rng.randint(1, 4)}-1{rng.randint(0, 9)} "
+                            f"0{rng.randint(0, 9)}:15:0{rng.randint(0, 9)}.250")}
     if phase >= 2:
         row["note"] = rng.choice(["first", "", None, "λ"])
     if phase >= 3:
@@ -237,7 +238,7 @@ def test_as_of_at_three_moments_equals_the_python_fold(typed_lake):
     lake, messages, _ = typed_lake
     for seq in (30, 130, 200):
         moment_ms = T0 + seq * STEP + STEP // 2
-        moment = dt.datetime.fromtimestamp(moment_ms / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+        moment = dt.datetime.fromtimestamp(moment_ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
         sql = lake.compile_inline(f"{{{{ cdc_table_as_of('{TABLE}', \"timestamp'{moment}'\") }}}}")
         rows = lake.rows(sql)
         got = {r["id"]: {c: r[c] for c, _ in FINAL_COLUMNS} for r in rows}

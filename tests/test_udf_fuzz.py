@@ -18,14 +18,17 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+
+import synth
+from renderers import drs_mongo_json, dts_avro as render_dts
 from test_dataworks_examples import DDLMETA_B64, JAVA_STRING, TRUNCATED_DDLMETA
 from test_ddl_parsing import CASES
 from test_drs_avro_examples import (
@@ -41,10 +44,6 @@ from test_drs_avro_examples import (
 )
 from test_drs_mongo_examples import BAD_MESSAGES, OID, TYPED_VALUE
 from test_dts_avro_examples import case_records
-
-import synth
-from renderers import drs_mongo_json
-from renderers import dts_avro as render_dts
 from udfs import ddl, ddlmeta, drs_avro, dts_avro, mongo, types
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
@@ -450,7 +449,7 @@ def test_fold_documents_edge_inputs(text: str) -> None:
 @given(texts=st.lists(st.one_of(st.none(), mutated_text(EVENT_TEXTS), events.map(json.dumps)), min_size=1, max_size=5))
 def test_fold_documents_series(texts: list[str | None]) -> None:
     out = check_series(mongo._fold_series, texts)
-    assert all(v is None for v, t in zip(out, texts) if t is None)
+    assert all(v is None for v, t in zip(out, texts, strict=True) if t is None)
 
 
 # ---------------------------------------------------------------------------- type keys (udfs/types.py)
@@ -520,7 +519,8 @@ def test_type_keys_precision_and_scale_fit_int32(vendor_type: str, precision: in
 
 @FEW
 @given(rows=st.lists(st.tuples(st.one_of(st.none(), st.sampled_from(SYSTEMS)),
-                               st.one_of(st.none(), any_text, st.sampled_from([t for t in TYPE_PARAMETERS if len(t) < MB]),
+                               st.one_of(st.none(), any_text,
+                                         st.sampled_from([t for t in TYPE_PARAMETERS if len(t) < MB]),
                                          mutated_text(TYPE_TEXTS))),
                      min_size=1, max_size=5))
 def test_type_keys_series(rows: list[tuple[str | None, str | None]]) -> None:

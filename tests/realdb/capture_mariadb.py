@@ -27,7 +27,8 @@ import contextlib
 import datetime as dt
 import re
 import struct
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.constants import NONE_SOURCE
@@ -103,7 +104,7 @@ def _final_rows(cur: Any, schema: TableSchema) -> list[Row]:
     order = ", ".join(f"`{name}`" for name in schema.pk) or ", ".join(
         str(i + 1) for i in range(len(schema.columns)))
     cur.execute(f"SELECT {select} FROM `{schema.db}`.`{schema.name}` ORDER BY {order}")
-    return [{c.name: _selected_value(v, c) for c, v in zip(schema.columns, row)} for row in cur.fetchall()]
+    return [{c.name: _selected_value(v, c) for c, v in zip(schema.columns, row, strict=True)} for row in cur.fetchall()]
 
 
 def _selected_value(value: Any, column: Column) -> Value:

@@ -21,8 +21,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 import psycopg
 from psycopg.types.string import TextLoader
@@ -31,7 +32,7 @@ from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema, Va
 from realdb.servers import PostgresServer
 from realdb.workload import Workload, wait_for_new_second
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 DATABASE = "shop"
 SLOT = "realdb"
 Schemas = dict[tuple[str, str], TableSchema]
@@ -144,7 +145,7 @@ def _final_rows(conn: psycopg.Connection[Any], schema: TableSchema) -> list[Row]
     order = ", ".join(f'"{name}"' for name in schema.pk) or ", ".join(
         str(i + 1) for i, c in enumerate(schema.columns) if c.type != "json")
     rows = conn.execute(f'SELECT * FROM "{schema.schema}"."{schema.name}" ORDER BY {order}').fetchall()
-    return [{c.name: _selected_value(v) for c, v in zip(schema.columns, row)} for row in rows]
+    return [{c.name: _selected_value(v) for c, v in zip(schema.columns, row, strict=True)} for row in rows]
 
 
 def _selected_value(value: Any) -> Value:

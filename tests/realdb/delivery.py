@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Iterable
-
-from synth import Record
 
 from realdb.model import Row, TableSchema
+from synth import Record
 
 
 def stable_hash(text: str) -> int:

@@ -11,7 +11,7 @@ column equals NULL, and a column the table no longer has is ignored (DESIGN §4.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from realdb.model import Capture, Event, Row, TableSchema, Value
 
@@ -107,7 +107,7 @@ def differences(capture: Capture) -> list[str]:
         want = Counter(identity(row, columns) for row in final_rows)
         got = Counter(identity(row, columns) for row in folded.get(key, []))
         for row, count in (want - got).items():
-            problems.append(f"{key}: final has {count}x {dict(zip(columns, row))} that the fold lacks")
+            problems.append(f"{key}: final has {count}x {dict(zip(columns, row, strict=True))} that the fold lacks")
         for row, count in (got - want).items():
-            problems.append(f"{key}: fold has {count}x {dict(zip(columns, row))} that final lacks")
+            problems.append(f"{key}: fold has {count}x {dict(zip(columns, row, strict=True))} that final lacks")
     return problems

@@ -14,8 +14,9 @@ import base64
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from synth import Record
 
@@ -111,8 +112,8 @@ def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
     else:
         return found
     for key, value in items:
-        found.append(prefix + (key,))
-        found.extend(_paths(value, prefix + (key,)))
+        found.append((*prefix, key))
+        found.extend(_paths(value, (*prefix, key)))
     return found
 
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Literal, Union
+from typing import Literal
 
-Value = Union[None, bool, int, Decimal, float, str, bytes, dt.date, dt.datetime, dt.timedelta]
+Value = None | bool | int | Decimal | float | str | bytes | dt.date | dt.datetime | dt.timedelta
 Row = dict[str, Value]
 
 

@@ -34,15 +34,23 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from renderers import drs_avro as drs_encoding
-from renderers import dts_avro as dts_encoding
-from synth import Record
-from udfs import drs_avro as drs_schemas
-
 from realdb.delivery import PartitionWriter, key_partition, table_partition
 from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema, Value
-from realdb.render_canal import (MysqlType, binlog_bytes, decimal_text, drs_value_text, java_double_text,
-                                 java_float_text, mysql_datetime_text, mysql_type, mysql_value_text, with_db)
+from realdb.render_canal import (
+    MysqlType,
+    binlog_bytes,
+    decimal_text,
+    drs_value_text,
+    java_double_text,
+    java_float_text,
+    mysql_datetime_text,
+    mysql_type,
+    mysql_value_text,
+    with_db,
+)
+from renderers import drs_avro as drs_encoding, dts_avro as dts_encoding
+from synth import Record
+from udfs import drs_avro as drs_schemas
 
 HEARTBEAT_S = 5
 
@@ -147,7 +155,7 @@ class _Heartbeats:
         return seconds
 
     def closing(self) -> list[int]:
-        return self.due(self.last_ts) + [self.last_ts + 1]
+        return [*self.due(self.last_ts), self.last_ts + 1]
 
 
 def _transaction_id(event: Event) -> str | None:
@@ -437,7 +445,7 @@ def render_datahub_tuple(capture: Capture, db: str, topic: str, partitions: int 
 
 def _utc_text(second: int) -> str:
     """Shareplex times: UTC, "yyyy-MM-ddTHH:mm:ss" as in every example (no Z, no fraction)."""
-    return dt.datetime.fromtimestamp(second, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return dt.datetime.fromtimestamp(second, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _shareplex_text(column: Column, value: Value) -> str | None:

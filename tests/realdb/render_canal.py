@@ -23,14 +23,14 @@ import json
 import random
 import re
 import struct
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Context, Decimal
-from typing import Any, Callable, Iterator
-
-from synth import Record
+from typing import Any
 
 from realdb.delivery import PartitionWriter, key_partition, table_partition
 from realdb.model import Capture, Column, Event, Row, TableSchema, Value
+from synth import Record
 
 Message = dict[str, Any]
 Image = dict[str, str | None]
@@ -270,9 +270,9 @@ def present_columns(schema: TableSchema, row: Row) -> list[Column]:
 def with_db(sql: str, captured: str, db: str, quote: str = "`", parts_after: int = 1) -> str:
     """DDL text with the captured database name replaced where it qualifies a name
     (`shop`.`t`, shop.t; for PostgreSQL only db.schema.table, `parts_after` = 2)."""
-    name = r"(?:%s[^%s]+%s|\w+)" % (quote, quote, quote)
+    name = rf"(?:{quote}[^{quote}]+{quote}|\w+)"
     tail = r"\s*\.\s*" + r"\s*\.\s*".join([name] * (parts_after - 1)) + (r"\s*\." if parts_after > 1 else "")
-    pattern = re.compile(r"(?<![\w$%s])(%s?)%s\1(?=%s)" % (quote, quote, re.escape(captured), tail))
+    pattern = re.compile(rf"(?<![\w${quote}])({quote}?){re.escape(captured)}\1(?={tail})")
     return pattern.sub(lambda m: f"{m[1]}{db}{m[1]}", sql)
 
 
@@ -330,7 +330,7 @@ def canal_old(befores: list[Image], afters: list[Image]) -> list[Image]:
     of the event (MQMessageUtils' HashSet outside the row loop, FORMATS.md §9)."""
     updated: set[str] = set()
     old = []
-    for before, after in zip(befores, afters):
+    for before, after in zip(befores, afters, strict=True):
         updated |= {c for c, v in after.items() if c not in before or before[c] != v}
         old.append({c: v for c, v in before.items() if c in updated})
     return old
@@ -761,7 +761,7 @@ def pg_value_text(type_text: str, value: Value) -> str | None:
         return format(value, "f")
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
         zone = "+00" if "with time zone" in type_text else ""
         return mysql_datetime_text(value, 0) + pg_fraction(value.microsecond) + zone
     if isinstance(value, dt.date):
@@ -826,7 +826,7 @@ def render_drs_json_postgres(capture: Capture, db: str, topic: str, partitions: 
     rng = random.Random(seed)
     clock, sequence = Clock(rng), DrsSequence(rng)
     writer = PartitionWriter(topic, partitions)
-    for event, es in zip(capture.events, previous_commit_ms(capture.events)):
+    for event, es in zip(capture.events, previous_commit_ms(capture.events), strict=True):
         seq, ts = sequence.next(), clock.after((event.ts_us // 1000) if event.ts_us else event.ts * 1000)
         if event.kind == "ddl":
             message = drs_pg_message(event, db, seq, es, ts, None)

@@ -19,14 +19,14 @@ import random
 import re
 import struct
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable, Iterator, Literal
-
-from synth import Record
+from typing import Any, Literal
 
 from realdb.delivery import PartitionWriter, key_partition, table_partition
 from realdb.model import Capture, Column, Event, Row, RowChange, TableSchema, Value
+from synth import Record
 
 DEBEZIUM_VERSION = "2.7.4.Final"
 CDL_DEBEZIUM_VERSION = "1.4.0.Final"  # source.version in the CDL 2.0 example
@@ -240,7 +240,7 @@ def variable_scale_decimal(value: Decimal) -> dict[str, Any]:
 def epoch_micros(value: dt.datetime) -> int:
     """Microseconds since 1970-01-01 of a UTC wall clock (aware values converted to UTC)."""
     if value.tzinfo is not None:
-        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
     delta = value - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
@@ -309,7 +309,7 @@ class MySqlType:
     zerofill: bool
 
     @classmethod
-    def parse(cls, text: str) -> "MySqlType":
+    def parse(cls, text: str) -> MySqlType:
         m = _MYSQL_TYPE.match(text.lower())
         if not m:
             raise ValueError(f"unknown column type {text!r}")
@@ -513,11 +513,13 @@ _COMMON_SOURCE = [("version", plain("string", False)), ("connector", plain("stri
                   ("name", plain("string", False)), ("ts_ms", plain("int64", False)), ("snapshot", _SNAPSHOT),
                   ("db", plain("string", False)), ("sequence", plain("string", True)),
                   ("ts_us", plain("int64", True)), ("ts_ns", plain("int64", True))]
-_BINLOG_SOURCE = _COMMON_SOURCE + [
+_BINLOG_SOURCE = [
+    *_COMMON_SOURCE,
     ("table", plain("string", True)), ("server_id", plain("int64", False)), ("gtid", plain("string", True)),
     ("file", plain("string", False)), ("pos", plain("int64", False)), ("row", plain("int32", False)),
     ("thread", plain("int64", True)), ("query", plain("string", True))]
-_POSTGRES_SOURCE = _COMMON_SOURCE + [
+_POSTGRES_SOURCE = [
+    *_COMMON_SOURCE,
     ("schema", plain("string", False)), ("table", plain("string", False)), ("txId", plain("int64", True)),
     ("lsn", plain("int64", True)), ("xmin", plain("int64", True))]
 _TRANSACTION = connect_schema("struct", True, name="event.block", version=1, fields=[
@@ -553,17 +555,17 @@ class TableShape:
     def image(self, row: Row | None) -> dict[str, Any] | None:
         if row is None:
             return None
-        return {c.name: t.value(c, row.get(c.name)) for c, t in zip(self.schema.columns, self.types)}
+        return {c.name: t.value(c, row.get(c.name)) for c, t in zip(self.schema.columns, self.types, strict=True)}
 
     def key(self, row: Row) -> dict[str, Any]:
         return {c: self.image(row)[c] for c in self.schema.pk}  # type: ignore[index]
 
     def value_schema(self) -> dict[str, Any]:
-        fields = [(c.name, t.schema(c)) for c, t in zip(self.schema.columns, self.types)]
+        fields = [(c.name, t.schema(c)) for c, t in zip(self.schema.columns, self.types, strict=True)]
         return struct_schema(fields, True, f"{self.prefix}.Value")
 
     def key_schema(self) -> dict[str, Any]:
-        by_name = {c.name: (c, t) for c, t in zip(self.schema.columns, self.types)}
+        by_name = {c.name: (c, t) for c, t in zip(self.schema.columns, self.types, strict=True)}
         return struct_schema([(name, by_name[name][1].schema(by_name[name][0])) for name in self.schema.pk],
                              False, f"{self.prefix}.Key")
 
@@ -600,13 +602,12 @@ def debezium_steps(shape: TableShape, kind: str, change: RowChange, tombstones: 
         return [Step("c", None, change.after, change.after)]
     if kind == "DELETE":
         assert change.before is not None
-        return [Step("d", change.before, None, change.before)] + _tombstone(shape, change.before, tombstones)
+        return [Step("d", change.before, None, change.before), *_tombstone(shape, change.before, tombstones)]
     before, after = change.before, change.after
     assert after is not None
     if before is None or not shape.keyed or shape.key(before) == shape.key(after):
         return [Step("u", before, after, after)]
-    return ([Step("d", before, None, before)] + _tombstone(shape, before, tombstones)
-            + [Step("c", None, after, after)])
+    return [Step("d", before, None, before), *_tombstone(shape, before, tombstones), Step("c", None, after, after)]
 
 
 def _tombstone(shape: TableShape, row: Row, tombstones: bool) -> list[Step]:
@@ -958,7 +959,7 @@ def cdl_column_type(column: Column, version: Literal["1.0", "2.0"]) -> ColumnTyp
 def _pg_timestamp_text(value: dt.datetime) -> str:
     """PostgreSQL's text output of a timestamp: fraction without trailing zeros, +00 for UTC."""
     if value.tzinfo is not None:
-        value = value.astimezone(dt.timezone.utc)
+        value = value.astimezone(dt.UTC)
     fraction = f".{value.microsecond:06d}".rstrip("0") if value.microsecond else ""
     return f"{value.date().isoformat()} {value:%H:%M:%S}{fraction}" + ("+00" if value.tzinfo else "")
 
@@ -971,7 +972,7 @@ class CdlShape:
     def image(self, row: Row | None) -> dict[str, Any] | None:
         if row is None:
             return None
-        return {c.name: t.value(c, row.get(c.name)) for c, t in zip(self.schema.columns, self.types)}
+        return {c.name: t.value(c, row.get(c.name)) for c, t in zip(self.schema.columns, self.types, strict=True)}
 
     def unique(self, row: Row) -> dict[str, Any] | None:
         image = self.image(row)
@@ -979,11 +980,11 @@ class CdlShape:
         return {c: image[c] for c in self.schema.pk} or None
 
     def row_schema(self, name: str, field: str) -> dict[str, Any]:
-        fields = [member(c.name, t.schema(c)) for c, t in zip(self.schema.columns, self.types)]
+        fields = [member(c.name, t.schema(c)) for c, t in zip(self.schema.columns, self.types, strict=True)]
         return member(field, connect_schema("struct", True, name=name, fields=fields))
 
     def unique_schema(self) -> dict[str, Any]:
-        by_name = {c.name: (c, t) for c, t in zip(self.schema.columns, self.types)}
+        by_name = {c.name: (c, t) for c, t in zip(self.schema.columns, self.types, strict=True)}
         fields = [member(n, by_name[n][1].schema(by_name[n][0])) for n in self.schema.pk]
         return member("unique", connect_schema("struct", True, name="unique", fields=fields))
 

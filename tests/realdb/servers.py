@@ -18,9 +18,10 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import psycopg
 import pymysql
@@ -70,9 +71,9 @@ def _wait_until_up(proc: subprocess.Popen[bytes], probe: Callable[[], Any], log:
         try:
             probe().close()
             return
-        except Exception as exc:  # noqa: BLE001 - any connection error means "not yet"
+        except Exception as exc:  # any connection error means "not yet"
             if time.monotonic() > deadline:
-                raise ServerUnavailable(f"server not up after {START_TIMEOUT_S}s ({exc}):\n{_log_tail(log)}")
+                raise ServerUnavailable(f"server not up after {START_TIMEOUT_S}s ({exc}):\n{_log_tail(log)}") from exc
             time.sleep(0.1)
 
 

@@ -17,9 +17,10 @@ import json
 import re
 import struct
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, Callable
+from typing import Any
 
 from realdb.model import Column, Row, TableSchema, Value
 
@@ -92,7 +93,7 @@ def _datetime(text: str) -> dt.datetime:
     zone (Z, +00, +08:00) is taken to its UTC wall clock."""
     parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T", 1))
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        parsed = parsed.astimezone(dt.UTC).replace(tzinfo=None)
     return parsed
 
 
@@ -135,7 +136,7 @@ def readers(column: Column) -> tuple[Callable[[Value], Comparable], Callable[[st
     if base == "date":
         return ident, _date
     if base in ("datetime", "timestamp", "timestamp without time zone", "timestamp with time zone", "timestamptz"):
-        return (lambda v: v.astimezone(dt.timezone.utc).replace(tzinfo=None) if v.tzinfo else v), _datetime
+        return (lambda v: v.astimezone(dt.UTC).replace(tzinfo=None) if v.tzinfo else v), _datetime
     if base in ("time", "time without time zone"):
         return (lambda v: v if isinstance(v, dt.timedelta) else
                 dt.timedelta(hours=v.hour, minutes=v.minute, seconds=v.second, microseconds=v.microsecond)), _duration
@@ -155,14 +156,14 @@ def _read(reader: Callable[[Any], Comparable], value: Any) -> Comparable:
 
 def _expected_rows(schema: TableSchema, rows: list[Row]) -> list[tuple[Comparable, ...]]:
     funcs = [readers(c)[0] for c in schema.columns]
-    return [tuple(_read(f, row.get(c.name)) for f, c in zip(funcs, schema.columns)) for row in rows]
+    return [tuple(_read(f, row.get(c.name)) for f, c in zip(funcs, schema.columns, strict=True)) for row in rows]
 
 
 def _actual_rows(schema: TableSchema, gold: list[tuple[dict[str, str | None], int]]) -> list[tuple[Comparable, ...]]:
     funcs = [readers(c)[1] for c in schema.columns]
     out = []
     for row, count in gold:
-        out.extend([tuple(_read(f, row.get(c.name)) for f, c in zip(funcs, schema.columns))] * count)
+        out.extend([tuple(_read(f, row.get(c.name)) for f, c in zip(funcs, schema.columns, strict=True))] * count)
     return out
 
 
@@ -197,7 +198,7 @@ def compare_table(label: str, schema: TableSchema, expected_rows: list[Row],
             if e is None or a is None:
                 result.mismatches.append(Mismatch(label, repr(key), "(row)", e and "present", a and "present"))
                 continue
-            for name, ev, av in zip(names, e, a):
+            for name, ev, av in zip(names, e, a, strict=True):
                 if ev != av:
                     result.mismatches.append(Mismatch(label, repr(key), name, ev, av))
         if len(actual) != len(act_by_key):

@@ -23,13 +23,14 @@ from __future__ import annotations
 import datetime as dt
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Callable, Literal
+from typing import Literal
 
 from realdb.model import Value
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 @dataclass(frozen=True)
@@ -247,8 +248,8 @@ def mariadb_type_columns() -> list[Col]:
         Col("bt64", "BIT(64)", (0, 2**64 - 1, 2**63, 1), lambda r: r.randrange(2**64)),
         Col("ch", "CHAR(10)", ("", "a", "O'Reilly", "中文字符", "abcdefghij", "x y\\z"),
             _text_draw(("a", "b'c", "中"), 10)),
-        Col("vc", "VARCHAR(255)", text + ("é" * 255,), _text_draw(text, 60)),
-        Col("tx", "TEXT", text + ("long " * 300,), _text_draw(text, 200)),
+        Col("vc", "VARCHAR(255)", (*text, "é" * 255), _text_draw(text, 60)),
+        Col("tx", "TEXT", (*text, "long " * 300), _text_draw(text, 200)),
         Col("bn", "BINARY(8)", (bytes(8), b"ab" + bytes(6), b"\xff" * 8, bytes(range(1, 9)), b"\xfe" + bytes(7)),
             lambda r: bytes(r.randrange(256) for _ in range(r.randint(1, 7))).ljust(8, b"\0")),
         Col("vb", "VARBINARY(16)", (b"", b"\0", b"a\0\0", b"\xff" * 16, b"\x80\0"), _bytes_draw(16)),
@@ -285,7 +286,7 @@ def postgres_type_columns() -> list[Col]:
         Col("ch", "character(10)", ("a         ", "O'Reilly  ", "中文字符      "),
             lambda r: r.choice(("x", "yy", "zzz")).ljust(10)),
         Col("vc", "varchar(255)", HOSTILE_TEXT, _text_draw(HOSTILE_TEXT, 60)),
-        Col("tx", "text", HOSTILE_TEXT + ("long " * 300,), _text_draw(HOSTILE_TEXT, 200)),
+        Col("tx", "text", (*HOSTILE_TEXT, "long " * 300), _text_draw(HOSTILE_TEXT, 200)),
         Col("by", "bytea", (b"", b"\0", bytes(range(256)), b"\xff\0\0"), _bytes_draw(64)),
         Col("js", "json", JSON_DOCS, lambda r: r.choice(JSON_DOCS)),
         # jsonb normalises the text: no edge list, the test checks the fold against it
@@ -440,7 +441,7 @@ class _Generator:
         row: dict[str, Value] = {
             "order_id": key[0], "sku": key[1], "qty": self.r.randint(1, 500),
             "price": Decimal(self.r.randrange(10**8)) / 100,
-            "note": self.r.choice(HOSTILE_TEXT + (None,)), "discount": Decimal(self.r.randrange(10**4)) / 100,
+            "note": self.r.choice((*HOSTILE_TEXT, None)), "discount": Decimal(self.r.randrange(10**4)) / 100,
         }
         return [row[c] for c in self.line_cols]
 
@@ -510,15 +511,18 @@ class _Generator:
     def log_update(self) -> None:
         kind = self.r.choice(self.LOG_KINDS)
         if self.r.random() < 0.6:  # one of the rows alike
-            sets = "amount = amount + 1" if self.r.random() < 0.5 or "channel" not in self.log_cols else "channel = 'web'"
-            self.emit(f"UPDATE {self.t('events_log')} SET {sets} {self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
+            sets = ("amount = amount + 1" if self.r.random() < 0.5 or "channel" not in self.log_cols
+                    else "channel = 'web'")
+            self.emit(f"UPDATE {self.t('events_log')} SET {sets} "
+                      f"{self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
         else:
             self.emit(f"UPDATE {self.t('events_log')} SET note = {self.lit(self.r.choice(HOSTILE_TEXT))} "
                       f"WHERE kind = {self.lit(kind)} AND amount < {self.r.randint(100, 5000)}")
 
     def log_delete(self) -> None:
         kind = self.r.choice(self.LOG_KINDS)
-        self.emit(f"DELETE FROM {self.t('events_log')} {self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
+        self.emit(f"DELETE FROM {self.t('events_log')} "
+                  f"{self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
 
     # --- products (varchar key)
 
@@ -530,9 +534,10 @@ class _Generator:
             code = f"{self.r.choice(self.PREFIXES)}-{self.next_code:05d}"
             self.next_code += 1
             self.codes.add(code)
-            rows.append([code, self.r.choice(HOSTILE_TEXT), self.r.choice(self.price_edges() + (Decimal("1.5"),)),
-                         self.r.randint(-10, 10**6), self.r.choice(JSON_DOCS + (None,)),
-                         self.d.timestamp(dt.datetime(2001, 1, 1) + dt.timedelta(microseconds=self.r.randrange(10**15)))])
+            rows.append([code, self.r.choice(HOSTILE_TEXT), self.r.choice((*self.price_edges(), Decimal("1.5"))),
+                         self.r.randint(-10, 10**6), self.r.choice((*JSON_DOCS, None)),
+                         self.d.timestamp(dt.datetime(2001, 1, 1)
+                                          + dt.timedelta(microseconds=self.r.randrange(10**15)))])
         self.insert("products", ["code", "name", "price", "stock", "attrs", "updated"], rows)
 
     def price_edges(self) -> tuple[Value, ...]:
@@ -612,7 +617,8 @@ class _Generator:
         self.log_cols.insert(1, "channel")
         # rows inserted before the ADD COLUMN, changed after it
         for kind in self.LOG_KINDS:
-            self.emit(f"UPDATE {self.t('events_log')} SET channel = 'app' {self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
+            self.emit(f"UPDATE {self.t('events_log')} SET channel = 'app' "
+                      f"{self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
             self.log_delete()
 
     def drop_columns(self) -> None:
@@ -623,7 +629,8 @@ class _Generator:
         # rows that had a channel, changed after the column is gone
         for kind in self.LOG_KINDS:
             self.log_update()
-            self.emit(f"DELETE FROM {self.t('events_log')} {self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
+            self.emit(f"DELETE FROM {self.t('events_log')} "
+                      f"{self.d.one_row(self.t('events_log'), f'kind = {self.lit(kind)}')}")
 
     def build(self) -> list[Statement]:
         for sql in self.d.create:

@@ -86,7 +86,8 @@ def _message(schema: dict[str, Any], payload: dict[str, Any]) -> str:
     return json.dumps({"schema": schema, "payload": payload}, ensure_ascii=False)
 
 
-def render(stream: synth.Stream, topic: str, partitions: int = 3, start_ms: int = 1_700_000_000_000) -> list[synth.Record]:
+def render(stream: synth.Stream, topic: str, partitions: int = 3,
+           start_ms: int = 1_700_000_000_000) -> list[synth.Record]:
     schemas = {t: _schema(t) for t in synth.TABLES}
     heartbeat_schema = {"type": "struct", "optional": False, "name": "CDC_CDL.CDC_HEARTBEAT", "fields": []}
     offsets = [0] * partitions

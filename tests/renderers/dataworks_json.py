@@ -17,7 +17,7 @@ with that conversion (the wall-clock text of the stream read as UTC).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import synth
@@ -31,7 +31,7 @@ def _type(mysql_type: str) -> str:
 
 
 def _epoch_ms(wall_clock: str) -> int:
-    return int(datetime.strptime(wall_clock, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp() * 1000)
+    return int(datetime.strptime(wall_clock, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC).timestamp() * 1000)
 
 
 def _iso(wall_clock: str) -> str:

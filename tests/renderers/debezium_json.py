@@ -113,7 +113,9 @@ def render(stream: Stream, topic: str, partitions: int = 3, schemas: bool = Fals
         ts_ms = start_ms + pos * 1000
         keyed = bool(TABLES[change.table])
 
-        def event(op: str, before: Row | None, after: Row | None, row_no: int) -> dict[str, Any]:
+        # called only within this iteration; the loop's values are bound as defaults all the same (B023)
+        def event(op: str, before: Row | None, after: Row | None, row_no: int, *,
+                  change: synth.Change = change, ts_ms: int = ts_ms, pos: int = pos) -> dict[str, Any]:
             return {
                 "before": _image(change.table, before, schemas), "after": _image(change.table, after, schemas),
                 "source": {"version": "2.7.0.Final", "connector": "mysql", "name": "synth", "ts_ms": ts_ms,
@@ -126,7 +128,7 @@ def render(stream: Stream, topic: str, partitions: int = 3, schemas: bool = Fals
             emit(change.table, None, event("t", None, None, 0), ts_ms)
             continue
         for row_no, (before, after) in enumerate(change.rows):
-            key_of = (lambda r: [r[c] for c in TABLES[change.table]]) if keyed else (lambda r: [])
+            key_of = (lambda r, change=change: [r[c] for c in TABLES[change.table]]) if keyed else (lambda r: [])
             if change.op == "INSERT":
                 emit(change.table, after, event("c", None, after, row_no), ts_ms)
             elif change.op == "UPDATE" and (not keyed or key_of(before) == key_of(after)):

@@ -14,7 +14,7 @@ import copy
 import json
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from synth import Record
@@ -30,7 +30,7 @@ class IsoDate:
     millis: int
 
     def iso(self) -> str:
-        moment = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=self.millis)
+        moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=self.millis)
         return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{self.millis % 1000:03d}Z"
 
 

@@ -14,7 +14,7 @@ columns and the old values of the changed ones (for the unkeyed table: the whole
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import synth
 
@@ -31,7 +31,7 @@ def _rowid(number: int) -> str:
 
 
 def _iso(epoch_ms: int) -> str:
-    return datetime.fromtimestamp(epoch_ms // 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return datetime.fromtimestamp(epoch_ms // 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _key_of(table: str, row: synth.Row) -> tuple[str | None, ...]:
@@ -74,7 +74,8 @@ class _Rowids:
             del self.keyed[key]
 
 
-def render(stream: synth.Stream, topic: str, partitions: int = 3, start_ms: int = 1_700_000_000_000) -> list[synth.Record]:
+def render(stream: synth.Stream, topic: str, partitions: int = 3,
+           start_ms: int = 1_700_000_000_000) -> list[synth.Record]:
     offsets = [0] * partitions
     records: list[synth.Record] = []
     rowids = _Rowids()
@@ -83,8 +84,9 @@ def render(stream: synth.Stream, topic: str, partitions: int = 3, start_ms: int 
         table = change.table
         scn += 3
         ts = start_ms + number * 1000
-        meta = {"time": _iso(ts), "userid": 84, "scn": str(scn), "trans": f"{number % 10}.{number % 32}.{411_499 + number}",
-                "size": max(len(change.rows), 1), "table": f"{stream.db}.{table}", "posttime": _iso(ts + 2000)}
+        meta = {"time": _iso(ts), "userid": 84, "scn": str(scn),
+                "trans": f"{number % 10}.{number % 32}.{411_499 + number}", "size": max(len(change.rows), 1),
+                "table": f"{stream.db}.{table}", "posttime": _iso(ts + 2000)}
         if change.op == "TRUNCATE":
             rowids.truncate(table)
             message = {"meta": {**meta, "op": "truncate", "seq": 1, "idx": "1/1"}}
