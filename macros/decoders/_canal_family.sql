@@ -1,7 +1,10 @@
 {#-
-    The Canal family: canal_json, canal_json_legacy, drs_json and drs_json_c share one
-    envelope (`database`, `table`, `type`, `isDdl`, `sql`, `es`, `ts`, `id`, `pkNames`,
-    `mysqlType` / `columnType`, `data`, `old`) and differ in where the images sit:
+    decode_canal_family: the one decoder of the Canal family (canal_json, canal_json_legacy,
+    drs_json, drs_json_c), called by each format's decode_<format>. Each format, its rows,
+    keys, order and values: docs blocks fmt_<format> (models/silver/_silver__docs.md).
+
+    The four share one envelope and differ only in where the images sit (flags `legacy` and
+    `delete_rows_in_old` below):
 
     | format            | UPDATE before          | UPDATE after          | DELETE row        |
     |-------------------|------------------------|-----------------------|-------------------|
@@ -10,10 +13,9 @@
     | drs_json          | data overlaid with old | data                  | old (else data)   |
     | drs_json_c        | data overlaid with old | data                  | data (else old)   |
 
-    "Overlaid" goes by key presence, not null-ness (`"c": null` in old means c was NULL),
-    so a partial `old` (Canal: changed columns only) and a full one give the same before
-    image. Reading the DELETE row from the other array when the documented one is empty
-    is deliberate leniency: no other decoder accepts a DRS or pre-2022 DTS delete.
+    "Overlaid" (cdc_overlay) goes by key presence, so a partial `old` (Canal) and a full one
+    (DRS) take the same code. Reading the DELETE row from the other array when the documented
+    one is empty is deliberate leniency: no other decoder accepts a DRS or pre-2022 DTS delete.
 
     One JSON parse per message (`try_parse_json`, then typed `try_variant_get`: numbers
     keep their digits, JSON null stays distinct from an absent key).

@@ -1,6 +1,6 @@
-{#- canal_json: Canal FlatMessage and DTS "Canal Json" (instances created or restarted
-    since 2022-03-20). `data` = rows (after image; DELETE: the deleted rows), `old` = per
-    row the before values of the changed columns only. See _canal_family.sql. -#}
+{#- decode_canal_json: Canal FlatMessage / DTS "Canal Json" messages to silver rows. The format,
+    its rows, keys, order and values: docs block fmt_canal_json (models/silver/_silver__docs.md).
+    The code is the Canal family's, decode_canal_family (_canal_family.sql). -#}
 {% macro decode_canal_json(messages) -%}
     {{ decode_canal_family('canal_json', messages) }}
 {%- endmacro %}

@@ -1,5 +1,6 @@
-{#- canal_json_legacy: DTS "Canal Json" of change-tracking instances created before
-    2022-03-20: UPDATE `data` = before image, `old` = after image; DELETE row in `old`. -#}
+{#- decode_canal_json_legacy: pre-2022-03-20 DTS "Canal Json" messages to silver rows. The format,
+    its rows, keys, order and values: docs block fmt_canal_json_legacy (models/silver/_silver__docs.md).
+    The code is the Canal family's, decode_canal_family (_canal_family.sql). -#}
 {% macro decode_canal_json_legacy(messages) -%}
     {{ decode_canal_family('canal_json_legacy', messages) }}
 {%- endmacro %}

@@ -1,23 +1,7 @@
 {#-
-    cdl_json: Huawei MRS CDL JSON, `payload.message_version` "1.0" (FORMATS.md §5 B1).
-    A Kafka Connect JsonConverter envelope `{"schema": ..., "payload": ...}`, one row per
-    message:
-
-    | payload field            | silver                                                  |
-    |--------------------------|---------------------------------------------------------|
-    | SEG_OWNER / TABLE_NAME   | source_schema / source_table (no database is named)     |
-    | OPERATION                | INSERT / UPDATE / DELETE                                |
-    | data / before            | after / before image, typed by the `schema` section     |
-    | unique                   | pk_columns (its field order in the schema)              |
-    | transaction.properties   | sort_key [lsn (else scn, commit_scn), txId]; tx_id txId |
-    | TIMESTAMP                | event_ts (Connect Timestamp, epoch ms)                  |
-    | LOB_COLUMNS              | an UPDATE lacking one of them has a partial after image |
-
-    Rows of the CDL heartbeat table CDC_CDL.CDC_HEARTBEAT are HEARTBEAT markers. Every
-    CDL message carries a HEARTBEAT_IDENTIFIER (the vendor's INSERT example does), so that
-    field alone does not make a heartbeat; it is kept in the marker's detail.
-    DATA_STORE (the source engine, e.g. POSTGRESQL) has no silver column: CDL v1 has no DDL
-    whose dialect it would give.
+    decode_cdl_json: Huawei MRS CDL JSON (message_version "1.0") messages to silver rows. The
+    format, its rows, keys, order and values: docs block fmt_cdl_json (models/silver/_silver__docs.md);
+    FORMATS.md §5 B1.
 
     One JSON parse per message (`try_parse_json` of value_text, then typed
     `try_variant_get`: numbers keep their digits, JSON null stays distinct from absent).

@@ -1,34 +1,10 @@
 {#-
-    datahub_tuple: Alibaba Cloud DataHub TUPLE records written by DataWorks (FORMATS.md §7 D;
-    DataWorks "附录:DataHub消息格式", TUPLE part). One Kafka value = one Tuple record landed
-    as a JSON object: the meta columns DataWorks adds, then the table's own columns.
+    decode_datahub_tuple: DataHub Tuple records written by DataWorks to silver rows. The
+    format, its rows, keys, order and values: docs block fmt_datahub_tuple (models/silver/_silver__docs.md);
+    FORMATS.md §7 D; DataWorks "附录:DataHub消息格式", TUPLE part.
 
-    { "_sequence_id_": "1649991610688000001", "_operation_type_": "U",
-      "_excute_time_": 1649991756000, "_source_table_": "orders",
-      "_before_image_": "Y", "_after_image_": "N", "id": 1, "name": "joe", ... }
-
-    - `_operation_type_` I -> INSERT (after image), D -> DELETE (before image). U is ONE
-      HALF of an update: `_before_image_` Y (N after) the before half, `_after_image_` Y
-      (N before) the after half, both with the update's `_sequence_id_`; record_kind 'half',
-      pair_key = the sequence id: int_cdc__update_pairs pairs them into one UPDATE, also
-      across landing batches. Image flags that contradict the op are rejects; flags absent
-      from an I or D record are implied by the op; a U must say which half it is.
-    - Meta columns: `_sequence_id_`, `_operation_type_`, `_execute_time_` (the document
-      spells it `_excute_time_`: both accepted), `_source_table_`, `_before_image_`,
-      `_after_image_`. Every other key is a column of the table.
-    - `_source_table_`: the document calls it the source table name (数据源表名), and a
-      Tuple topic holds one table: `orders` -> source_table; a qualified `db.table` or
-      `db.schema.table` fills source_db / source_schema too.
-    - Key: a Tuple record names none: the key configured for the table in var
-      cdc_primary_keys (cdc_configured_primary_key); none configured -> no key (multiset).
-    - Ordering: sort_key = [_sequence_id_] (digits, compared as a number); event_ts = the
-      execute time (epoch ms, UTC); no capture time.
-    - Values: JSON scalars as canonical text (numbers as their exact digits through the
-      VARIANT, never a double; booleans true/false; strings as given), objects and arrays as
-      compact JSON, JSON null as NULL (the column kept). There is no schema in a record:
-      column_types holds the JSON type seen (schema_of_variant). TIMESTAMP values are epoch
-      microseconds: a column whose type the table declares (var cdc_tables) as date,
-      datetime, timestamp or time reads as that (Java's Julian calendar before 1582).
+    A U record is record_kind 'half' with pair_key = its `_sequence_id_`: int_cdc__update_pairs
+    pairs the halves. The key comes from cdc_configured_primary_key.
 -#}
 {% macro decode_datahub_tuple(messages) -%}
 {%- set meta_columns = ['_sequence_id_', '_operation_type_', '_execute_time_', '_excute_time_',

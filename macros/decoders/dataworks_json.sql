@@ -1,36 +1,11 @@
 {#-
-    dataworks_json: Alibaba DataWorks "sync whole database to Kafka" JSON, also the payload
-    of DataHub Blob topics (the same JSON as UTF-8 bytes, landed as base64: read through
-    `value_text`). One message = one row image, one transaction marker, one heartbeat or
-    one DDL statement:
+    decode_dataworks_json: DataWorks "sync whole database to Kafka" JSON (also DataHub Blob
+    payloads) to silver rows. The format, its rows, keys, order and values: docs block
+    fmt_dataworks_json (models/silver/_silver__docs.md).
 
-    { "schema":  {"dataColumn": [{"name", "type"}], "primaryKey": [..] | null,
-                  "source": {"dbType", "dbName", "schemaName", "tableName"}},
-      "payload": {"op", "before": {"dataColumn": {..}}, "after": {"dataColumn": {..}},
-                  "sequenceId", "scn" (Oracle), "timestamp": {"eventTime", "systemTime"},
-                  "ddl": {"text", "ddlMeta"}} }
-
-    Keys may be absent instead of null (the DataHub examples omit them): both mean null.
-
-    - INSERT (after) -> INSERT, or SNAPSHOT for full-load rows (sequenceId "-1" or
-      eventTime -1); DELETE (before) -> DELETE.
-    - UPDATE_BEFOR (sic; before only) and UPDATE_AFTER (after only) -> two halves
-      (record_kind 'half', pair_key = sequenceId) that int_cdc__update_pairs pairs into one
-      UPDATE, also across landing batches. UPDATE_AFTER carrying both images (the
-      "one Kafka record per update" option) -> one UPDATE. An `UPDATE` with both images
-      (the op list of the DataHub document's format block) is accepted the same way.
-    - TRUNCATE -> a TRUNCATE change of the table (gold empties it), its statement in ddl_text.
-    - CREATE, ALTER, ERASE (drop), RENAME, CINDEX, DINDEX, QUERY -> DDL rows with ddl.text;
-      the base64 Java-serialized ddlMeta is decoded by the UDF cdc_decode_ddlmeta into
-      `ddl_meta` (JSON). A ddlMeta that is not a DDLMeta makes the message a reject.
-    - TRANSACTION_BEGIN / TRANSACTION_END -> TX_BEGIN / TX_END markers; XACOMMIT -> TX_END;
-      XAROLLBACK and GTID -> OTHER; MHEARTBEAT -> HEARTBEAT (event_ts = eventTime).
-    - Ordering: sort_key = [sequenceId] (numeric; "-1" sorts before every incremental
-      change), plus Oracle's `scn` as second element when the message has one.
-    - Values by their dataColumn type: DATE (13-digit epoch ms) -> ISO-8601 UTC instant;
-      BYTES (base64) kept as one line; BOOLEAN true/false; LONG, STRING as given; DOUBLE
-      as digits (a JSON string such as "1.100000" keeps its text; a JSON number keeps its
-      digits except trailing fraction zeros, which the VARIANT parse drops).
+    A Blob payload (base64 of the JSON) is read through `value_text`. UPDATE_BEFOR and an
+    UPDATE_AFTER without a before image are record_kind 'half' with pair_key = sequenceId:
+    int_cdc__update_pairs pairs the halves.
 -#}
 {% macro decode_dataworks_json(messages) -%}
 {%- set ddl_ops = "'CREATE', 'ALTER', 'ERASE', 'RENAME', 'CINDEX', 'DINDEX', 'QUERY'" -%}

@@ -1,22 +1,8 @@
 {#-
-    debezium_json: Debezium change events written by Kafka Connect's JsonConverter, with the
-    `{"schema", "payload"}` envelope (schemas.enable=true) or without it, and Huawei MRS CDL
-    `message_version` "2.0" (Debezium 1.4 plus `unique`, `LOB_COLUMNS`, `message_type`).
+    decode_debezium_json: Debezium change events (Kafka Connect JsonConverter, with or without
+    the schema envelope; MRS CDL message_version "2.0") to silver rows. The format, its rows,
+    keys, order and values: docs block fmt_debezium_json (models/silver/_silver__docs.md).
 
-    One message is one of:
-    - a change: `op` c (INSERT; SNAPSHOT when `source.snapshot` says so), r (SNAPSHOT),
-      u (UPDATE), d (DELETE), t (TRUNCATE);
-    - a marker: a tombstone (null value after a delete: TOMBSTONE), a heartbeat
-      (`{"ts_ms": ...}`: HEARTBEAT), a transaction-topic event (`status` BEGIN/END:
-      TX_BEGIN/TX_END), a PostgreSQL logical-decoding message (`op` m: OTHER);
-    - a DDL: a schema-change-topic event (`ddl`, `tableChanges`).
-
-    Key: the Kafka message key (a JSON object, its `payload` when it has its own schema
-    envelope), else CDL's `unique`; MongoDB's key `id` is the document's `_id`.
-    With the schema, column values are converted by their Connect type / semantic name
-    (decimals from their two's-complement bytes, io.debezium.time.* and Connect temporal
-    types to ISO-8601 text); without it, by the types the table declares (var cdc_tables:
-    the Connect types Debezium gives those SQL types), else kept as given.
     One JSON parse per message (`try_parse_json`, then typed `try_variant_get`).
 -#}
 {% macro decode_debezium_json(messages) -%}

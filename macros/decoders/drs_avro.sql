@@ -1,13 +1,11 @@
 {#-
-    drs_avro: Huawei DRS Avro. Binary: the Python UDF cdc_decode_drs_avro (udfs/drs_avro.py)
-    reads each value (Avro single-object encoding, or a raw datum) with the configured writer
-    schemas and returns JSON text, parsed here once. One row change per message: `fields`
-    (column names, and types when the schema has them) positional with `before` / `after`
-    (`beforeImages` / `afterImages`, canonical text per value).
+    decode_drs_avro: Huawei DRS Avro messages to silver rows. The format, its rows, keys, order
+    and values: docs block fmt_drs_avro (models/silver/_silver__docs.md).
 
-    The schema is NOT public: the default is the RECONSTRUCTED schema shipped in
-    udfs/schemas/drs_avro/Record.reconstructed.avsc. Point var `cdc_drs_avro_schemas` at
-    Huawei's record.avsc (several files for schema evolution, see cdc_drs_avro_schema_paths).
+    The Python UDF cdc_decode_drs_avro (udfs/drs_avro.py) reads each value with the schema
+    files of cdc_drs_avro_schema_paths (below) and returns JSON text, parsed here once:
+    `fields` (column names, and types when the schema has them) positional with `before` /
+    `after` (`beforeImages` / `afterImages`, canonical text per value).
 -#}
 {% macro decode_drs_avro(messages) -%}
 with

@@ -1,7 +1,6 @@
-{#- drs_json: Huawei DRS JSON, MySQL / GaussDB(for MySQL) (`mysqlType`) and Oracle /
-    PostgreSQL / GaussDB / SQL Server (`columnType`, `dbType`, `schema`, `opType`).
-    `old` = full before image, DELETE rows in `old`; INIT / INIT_DDL = full load;
-    binary as Java byte-array text, bytea as hex; TIMESTAMP as epoch seconds.millis. -#}
+{#- decode_drs_json: Huawei DRS JSON messages to silver rows. The format, its rows, keys, order
+    and values: docs block fmt_drs_json (models/silver/_silver__docs.md).
+    The code is the Canal family's, decode_canal_family (_canal_family.sql). -#}
 {% macro decode_drs_json(messages) -%}
     {{ decode_canal_family('drs_json', messages) }}
 {%- endmacro %}

@@ -1,32 +1,11 @@
 {#-
-    drs_mongo_json: Huawei DRS JSON for DDS (MongoDB). One message = one oplog change:
+    decode_drs_mongo_json: Huawei DRS JSON for DDS (MongoDB) messages to silver rows. The
+    format, its rows, keys, order and values: docs block fmt_drs_mongo_json (models/silver/_silver__docs.md);
+    FORMATS.md A3 (the clock of `es`).
 
-    {"id": 256, "op": "INSERT" | "UPDATE" | "DELETE" | "DDL", "dbType": "MongoDB",
-     "db": "ljx", "coll": "ljx", "value": "<Mongo shell text>", "where": "<Mongo shell text>" | null,
-     "recordType": "insert" | "update" | "replace" | "doc", "extra": (= recordType),
-     "es": commit ms (DRS host clock), "ts": written-to-Kafka ms, "clusterTime": "<epoch s>:<increment>"}
-
-    `value` and `where` are Mongo shell syntax (`ObjectId("..")`, `ISODate("..")`, ...), not
-    JSON. The UDF cdc_decode_mongo_change (udfs/mongo.py) reads both once per message and
-    returns the document as relaxed Extended JSON, its top-level fields as canonical text
-    and their types, and the canonical `_id`.
-
-    - INSERT (value = the whole document) -> INSERT.
-    - UPDATE whose value is a document (recordType replace) -> UPDATE with the whole new
-      document as after image.
-    - UPDATE whose value is update operators (recordType update: `$set`, `$unset`, dotted
-      paths, `$inc` ...) -> UPDATE with a partial after image (`_id` and the top-level
-      fields `$set` gives whole) and the operators in `update_operators` (the whole document of the
-      other changes in `document`);
-      gold applies them onto the document it holds (cdc_row_history, UDF cdc_fold_documents).
-    - DELETE (value = {_id}, recordType doc) -> DELETE.
-    - DDL -> a DDL event; its text is the value as JSON (a MongoDB command document).
-    - Every change is keyed by `_id`: pk_columns ['_id'], row_key = ["<canonical _id>"]
-      (an ObjectId's canonical text is its 24 hex digits).
-    - Ordering: sort_key = [clusterTime seconds, clusterTime increment, id] (oplog order,
-      then DRS's sequence). `es` comes from another clock (FORMATS.md A3): never compared.
-      event_ts = clusterTime (the oplog time), capture_ts = ts. A message without
-      clusterTime orders by id alone, before every timed change ([0, 0, id]).
+    The UDF cdc_decode_mongo_change (udfs/mongo.py) reads `value` and `where` (Mongo shell
+    text) in one call per message and returns the document as relaxed Extended JSON, its
+    top-level fields as canonical text and their types, and the canonical `_id`.
 -#}
 {% macro decode_drs_mongo_json(messages) -%}
 with

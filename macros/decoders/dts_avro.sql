@@ -1,28 +1,9 @@
 {#-
-    dts_avro: Alibaba Cloud DTS Avro (FORMATS.md §8 E1), one `com.alibaba.dts.formats.avro.Record`
-    per Kafka value as a raw Avro datum, landed as base64. The Python UDF cdc_decode_dts_avro
-    (udfs/dts_avro.py) reads it (2020 schema, else 2019 writer + 2020 reader) and returns JSON
-    with every value already as canonical text; it is called once per message and its JSON
-    parsed once.
+    decode_dts_avro: Alibaba Cloud DTS Avro messages to silver rows. The format, its rows,
+    keys, order and values: docs block fmt_dts_avro (models/silver/_silver__docs.md); FORMATS.md §8 E1.
 
-    | operation                                  | silver                                  |
-    |--------------------------------------------|-----------------------------------------|
-    | INSERT / UPDATE / DELETE                   | the change                              |
-    | INIT                                       | SNAPSHOT (full-load row)                |
-    | DDL                                        | ddl row, the statement = afterImages    |
-    | DDL TRUNCATE ...                           | TRUNCATE change of the table            |
-    | BEGIN / COMMIT                             | TX_BEGIN / TX_END markers               |
-    | HEARTBEAT / CHECKPOINT                     | HEARTBEAT marker                        |
-    | ROLLBACK ABORT COMMAND FILL FINISH CONTROL | OTHER marker                            |
-    | RDB NOOP, a 48-byte NOOP filler            |                                         |
-
-    Images are positional: value i belongs to column fields[i].name (DTS does not promise the
-    table's column order). A value EmptyObject NONE (not logged) leaves its column out of the
-    image, which is then partial (gold merges it onto the stored row).
-    Key: tags["pk_uk_info"] `PRIMARY`; else the configured key (var cdc_primary_keys); else the
-    unique key of pk_uk_info whose name sorts first; else none.
-    Ordering: sort_key = [sourceTimestamp, binlog file index, offset] from sourcePosition
-    `offset@fileindex` (just [sourceTimestamp] when it has another form), then Kafka offset.
+    The Python UDF cdc_decode_dts_avro (udfs/dts_avro.py) is called once per message and
+    returns JSON with every value already as canonical text; that JSON is parsed once.
 -#}
 {% macro decode_dts_avro(messages) -%}
 {%- set change_ops = "'INSERT', 'UPDATE', 'DELETE', 'INIT'" -%}

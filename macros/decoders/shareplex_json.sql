@@ -1,31 +1,6 @@
-{#-
-    shareplex_json: Alibaba Cloud DTS "Shareplex Json" (FORMATS.md §8 E2), one row per
-    message: `meta` (time, userid, op, scn, rowid, trans, seq, size, table, idx, posttime),
-    `data`, `key`. Values are strings or null, kept as given.
-
-    The format names no primary key, so the row identity is the Oracle ROWID of
-    `meta.rowid`: every image gets a column ROWID and pk_columns is ['ROWID']; an Oracle
-    change (trans usn.slot.sqn, or none) without one is a reject. A source without ROWIDs (MySQL:
-    `rowid` null, `trans` its GTID) takes the key declared for the table (var
-    cdc_primary_keys), else the row is its own identity (no key).
-
-    | meta.op                       | silver                                                  |
-    |-------------------------------|---------------------------------------------------------|
-    | ins / INSERT                  | INSERT, after = data                                    |
-    | upd / UPDATE                  | UPDATE, before = key, after = key overlaid with data;   |
-    |                               | both partial (data: changed columns; key: key columns   |
-    |                               | and old values of the changed ones)                     |
-    | del / DELETE                  | DELETE, before = data                                   |
-    | TRUNCATE                      | TRUNCATE of the table                                   |
-    | DROP COLUMN                   | DDL: ALTER TABLE .. DROP built from the columns named   |
-    | UPDATE BEFORE / UPDATE AFTER  | the two halves of one UPDATE, paired by trans/rowid/seq |
-
-    The document shows only ins/upd/del on the wire and lists the others by name, so op
-    codes compare case-insensitively without spaces or underscores (`update before`,
-    `UPDATE_BEFORE`, `updatebefore` are one code); anything else is a reject.
-    Ordering: (scn, the three numbers of trans usn.slot.sqn, seq); a `trans` of another
-    form (a MySQL source's GTID) gives its sequence number in place of sqn.
--#}
+{#- decode_shareplex_json: Alibaba Cloud DTS "Shareplex Json" messages to silver rows. The
+    format, its rows, keys, order and values: docs block fmt_shareplex_json
+    (models/silver/_silver__docs.md); FORMATS.md §8 E2. -#}
 {% macro decode_shareplex_json(messages) -%}
 with
 
