@@ -201,6 +201,9 @@ def _rename(text: str, old: str, new_db: str) -> str:
 @pytest.fixture(scope="module")
 def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     tmp = tmp_path_factory.mktemp("debezium")
+    # a lake of its own: what an earlier module left (deliberately unaccounted records of the
+    # accounting tests) must not fail this build's data tests
+    lake.reset()
     declared: list[str] = []
     by_shape: list[str] = []
     for i, line in enumerate(lines(DBZ / "debezium_docs_mysql_examples.ndjson")):

@@ -66,3 +66,18 @@ def test_a_column_outside_the_contract_is_a_compile_error(lake, capfd):
     with pytest.raises(RuntimeError, match="dbt compile --inline failed"):
         lake.compile_inline("select {{ cdc_decoded_row(['row_index', 'detial']) }}")
     assert "cdc_decoded_row: detial not in the decoded-row contract" in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("format_id", FORMATS)
+def test_an_empty_value_is_the_decoders_reject(decoders, format_id):
+    """Routing passes empty values of a known format on; each decoder rejects them (a
+    Debezium tombstone, an empty value with a key, is the one empty value with a meaning)."""
+    rows = decoders.rows(format_id, [{"value": None}, {"value": ""}])
+    assert [(r["record_kind"], r["reject_stage"], r["reject_reason"]) for r in rows] == [
+        ("reject", "decode", "empty message value")] * 2
+
+
+def test_a_debezium_tombstone_needs_its_key(decoders):
+    rows = decoders.rows("debezium_json", [{"value": None, "key": '{"id": 1}'}, {"value": None}])
+    assert [(r["record_kind"], r["marker_kind"], r["reject_reason"]) for r in rows] == [
+        ("marker", "TOMBSTONE", None), ("reject", None, "empty message value")]

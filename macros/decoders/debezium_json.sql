@@ -129,7 +129,8 @@ classified as (
     select
         *,
         case
-            when coalesce(message_value, '') = '' then 'tombstone'
+            -- an empty value with a key; without one it is a reject (cdc_empty_value_reject)
+            when coalesce(message_value, '') = '' and message_key is not null then 'tombstone'
             when v is null then null
             when not startswith(ltrim(value_text), '{') then null
             when tx_status in ('BEGIN', 'END') then 'tx'

@@ -89,6 +89,7 @@ checked as (
     select
         *,
         case
+            {{ cdc_empty_value_reject() }}
             when decode_error is not null then decode_error
             when v is null then 'the DRS Avro decoder returned no JSON'
             when vendor_op is null then 'no "operation" value'

@@ -113,7 +113,7 @@ checked as (
     select
         *,
         case
-            when message_value is null or message_value = '' then 'empty value'
+            {{ cdc_empty_value_reject() }}
             when v is null then 'the DTS Avro decoder returned unreadable output'
             when decode_error is not null then decode_error
             when vendor_op is null then 'DTS Avro Record without operation'

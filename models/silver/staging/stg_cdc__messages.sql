@@ -105,9 +105,6 @@ final as (
             -- the list of decoded formats renders as one long line -- noqa: disable=LT05
             when resolved_format not in ({% for f in var('cdc_decoded_formats') %}'{{ f }}'{% if not loop.last %}, {% endif %}{% endfor %}) then 'format ' || resolved_format || ' has no decoder in this version'
             -- noqa: enable=LT05
-            when (message_value is null or message_value = '')
-                and not (resolved_format = 'debezium_json' and message_key is not null)
-            then 'empty message value'
             when octet_length(message_value) > {{ var('cdc_max_message_bytes') }} then
                 'message value is ' || octet_length(message_value) || ' bytes, over the limit of '
                 || {{ var('cdc_max_message_bytes') }} || ' (var cdc_max_message_bytes)'
