@@ -64,7 +64,7 @@ def test_staging_docs_list_the_contract_columns(contract):
 
 def test_a_column_outside_the_contract_is_a_compile_error(lake, capfd):
     with pytest.raises(RuntimeError, match="dbt compile --inline failed"):
-        lake.compile_inline("select {{ cdc_decoded_row(['row_index', 'detial']) }}")
+        lake.compile_inline("select {{ cdc_decoded_row(left_out=['pair_key', 'detial']) }}")
     assert "cdc_decoded_row: detial not in the decoded-row contract" in capfd.readouterr().out
 
 

@@ -187,10 +187,9 @@ decoder_rows as (
     from canonical
 )
 
-select {{ cdc_decoded_row([
-    'row_index', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns', 'before',
-    'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system', 'event_ts',
-    'sort_key', 'tx_id', 'marker_kind', 'detail', 'reject_stage', 'reject_reason'
+select {{ cdc_decoded_row(left_out=[
+    'source_db', 'capture_ts', 'pair_key', 'ddl_text', 'ddl_dialect', 'ddl_meta', 'document',
+    'update_operators'
 ]) }}
 from decoder_rows
 {%- endmacro %}

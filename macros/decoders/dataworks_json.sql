@@ -239,12 +239,7 @@ decoder_rows as (
     from canonical
 )
 
-select {{ cdc_decoded_row([
-    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
-    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
-    'event_ts', 'capture_ts', 'sort_key', 'pair_key', 'ddl_text', 'ddl_dialect', 'marker_kind',
-    'ddl_meta', 'reject_stage', 'reject_reason'
-]) }}
+select {{ cdc_decoded_row(left_out=['tx_id', 'detail', 'document', 'update_operators']) }}
 from decoder_rows
 {%- endmacro %}
 

@@ -315,12 +315,7 @@ decoder_rows as (
     from canonical
 )
 
-select {{ cdc_decoded_row([
-    'row_index', 'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns',
-    'before', 'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system',
-    'event_ts', 'capture_ts', 'sort_key', 'tx_id', 'ddl_text', 'ddl_dialect', 'marker_kind',
-    'detail', 'reject_stage', 'reject_reason'
-]) }}
+select {{ cdc_decoded_row(left_out=['pair_key', 'ddl_meta', 'document', 'update_operators']) }}
 from decoder_rows
 {%- endmacro %}
 

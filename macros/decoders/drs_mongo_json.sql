@@ -126,11 +126,8 @@ decoder_rows as (
     )
 )
 
-select {{ cdc_decoded_row([
-    'row_index', 'source_db', 'source_table', 'op', 'vendor_op', 'pk_columns', 'before', 'after',
-    'before_is_partial', 'after_is_partial', 'column_types', 'type_system', 'event_ts',
-    'capture_ts', 'sort_key', 'ddl_text', 'ddl_dialect', 'document', 'update_operators',
-    'reject_stage', 'reject_reason'
+select {{ cdc_decoded_row(left_out=[
+    'source_schema', 'tx_id', 'pair_key', 'ddl_meta', 'marker_kind', 'detail'
 ]) }}
 from decoder_rows
 {%- endmacro %}

@@ -166,11 +166,8 @@ decoder_rows as (
     from imaged
 )
 
-select {{ cdc_decoded_row([
-    'row_index', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns', 'before',
-    'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system', 'event_ts',
-    'capture_ts', 'sort_key', 'tx_id', 'pair_key', 'ddl_text', 'ddl_dialect', 'reject_stage',
-    'reject_reason'
+select {{ cdc_decoded_row(left_out=[
+    'source_db', 'ddl_meta', 'marker_kind', 'detail', 'document', 'update_operators'
 ]) }}
 from decoder_rows
 {%- endmacro %}

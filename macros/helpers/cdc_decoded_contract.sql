@@ -1,6 +1,6 @@
 {#- The decoded-row contract: name, Spark SQL type and meaning of every column a decoder
     emits, in order. One row per row change, DDL statement, marker, update half or
-    reject. Decoders name the columns they set (cdc_decoded_row fills the others with
+    reject. Decoders name the columns they do not have (cdc_decoded_row makes them
     typed NULLs); int_cdc__decoded casts every decoder's output to these types and
     unions the decoders by these names; tests/test_decoder_contract.py checks each
     decoder's own types against it. -#}

@@ -61,7 +61,13 @@ routing_rejects as (
 ),
 
 routing_reject_rows as (
-    select {{ cdc_decoded_row(['row_index', 'reject_stage', 'reject_reason']) }}
+    -- a routing reject has its message and reason, nothing decoded
+    select {{ cdc_decoded_row(left_out=[
+        'source_db', 'source_schema', 'source_table', 'op', 'vendor_op', 'pk_columns', 'before',
+        'after', 'before_is_partial', 'after_is_partial', 'column_types', 'type_system', 'event_ts',
+        'capture_ts', 'sort_key', 'tx_id', 'pair_key', 'ddl_text', 'ddl_dialect', 'ddl_meta',
+        'marker_kind', 'detail', 'document', 'update_operators'
+    ]) }}
     from routing_rejects
 ),
 
