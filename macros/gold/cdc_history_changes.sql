@@ -1,10 +1,11 @@
 {#- Part 1 of gold.cdc_row_history (call it inside the model's `with`): the changes to
     fold. `changes` is silver.cdc_changes with the identity of each row of a table without a
     key taken without the columns the table no longer has (`column_sightings`,
-    `dropped_columns`). A full build folds every change (`folded_changes`); an incremental
-    one only the keys new changes touch (`touched_keys`: their keys, every key of a table
+    `dropped_columns`). An incremental build also gives the tables new changes touch
+    (`new_tables`) and the keys they touch (`touched_keys`: their keys, every key of a table
     that got a new TRUNCATE, rows of a keyless table whose identity a dropped column
-    changes), from all their changes (`touched_change_ids`, `folded_changes`). -#}
+    changes); it folds those keys again from all their changes. Each CTE is read at most
+    twice: Spark inlines a CTE at every reference. -#}
 {% macro cdc_history_changes() -%}
 column_sightings as (
     select
@@ -49,9 +50,9 @@ changes as (
         end as before_row_key
     from {{ ref('cdc_changes') }} as c
     left join dropped_columns as d on c.table_id = d.table_id
-),
+)
+{%- if is_incremental() %},
 
-{% if is_incremental() %}
 watermark as (
     select {{ cdc_high_water_mark(this, 'built_through_batch_id') }} as batch_id
 ),
@@ -61,48 +62,40 @@ new_changes as (
     where landing_batch_id > (select watermark.batch_id from watermark)
 ),
 
+new_tables as (
+    -- the tables new changes touch: their partitions are rewritten
+    select table_id, bool_or(op = 'TRUNCATE') as got_truncate
+    from new_changes
+    group by table_id
+),
+
 touched_keys as (
-    -- the keys new changes touch, and every known key of a table that got a new TRUNCATE
-    select distinct table_id, row_key from new_changes where row_key is not null
+    -- the keys new changes touch (after and before keys)
+    select distinct new_changes.table_id, key_of.row_key
+    from new_changes
+    lateral view explode(array(new_changes.row_key, new_changes.before_row_key)) key_of as row_key
+    where key_of.row_key is not null
     union
-    select distinct table_id, before_row_key from new_changes where before_row_key is not null
-    union
-    select distinct h.table_id, h.row_key from {{ this }} as h
-    left semi join (select table_id from new_changes where op = 'TRUNCATE') as t -- noqa: ST05
-        on h.table_id = t.table_id
-    union
-    -- rows of a table without a key that hold a column dropped since they were folded:
-    -- their identity changes, so they are folded again under the new one
+    -- every known key of a table that got a new TRUNCATE, and rows of a table without a
+    -- key that hold a column dropped since they were folded: their identity changes, so
+    -- they are folded again under the new one (both their old and their new key)
     -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
-    select distinct h.table_id, key_of.row_key from {{ this }} as h
-    inner join dropped_columns as d on h.table_id = d.table_id
-    left semi join (select table_id from new_changes) as t -- noqa: ST05
-        on h.table_id = t.table_id
-    lateral view explode(array(
-        h.row_key,
-        {{ cdc_row_key('cast(array() as array<string>)',
-                       'map_filter(h.row, (k, v) -> not array_contains(d.columns, k))') }}
-    )) key_of as row_key
+    select distinct h.table_id, key_of.row_key
+    from {{ this }} as h
+    inner join new_tables as t on h.table_id = t.table_id
+    left join dropped_columns as d on h.table_id = d.table_id
+    lateral view explode(
+        case
+            when not h.is_keyed and d.columns is not null
+                and exists(map_keys(h.row), k -> array_contains(d.columns, k) and h.row[k] is not null)
+                then array(h.row_key, {{ cdc_row_key('cast(array() as array<string>)',
+                                                     'map_filter(h.row, (k, v) -> not array_contains(d.columns, k))') }})
+            when t.got_truncate then array(h.row_key)
+            else cast(array() as array<string>)
+        end
+    ) key_of as row_key
     -- noqa: enable=LT02
-    where not h.is_keyed and exists(map_keys(h.row), k -> array_contains(d.columns, k) and h.row[k] is not null)
-),
-
-touched_change_ids as (
-    select c.change_id from changes as c
-    left semi join touched_keys as k on c.table_id = k.table_id and c.row_key = k.row_key
-    union
-    select c.change_id from changes as c
-    left semi join touched_keys as k on c.table_id = k.table_id and c.before_row_key = k.row_key
-),
-
-folded_changes as (
-    -- all changes, old and new, of the touched keys: they are folded again from the start
-    select changes.* from changes
-    left semi join touched_change_ids as t on changes.change_id = t.change_id
-)
-{% else %}
-folded_changes as (
-    select * from changes where op != 'TRUNCATE'
+    where key_of.row_key is not null
 )
 {% endif %}
 {%- endmacro %}

@@ -1,25 +1,9 @@
-{#- Part 3 of gold.cdc_row_history: the fold. Per key, its events in change order
-    (`per_key`; document keys with a patch folded by the UDF cdc_fold_documents first,
-    `documents_folded`, when `fold_documents`), folded in SQL into one version per event
-    (`folded`: presence, row image, row count; ties across partitions resolved by the key's
-    state), then the versions with their validity (`versions`). Reads `all_events` of
-    cdc_history_key_events. -#}
+{#- Part 3 of gold.cdc_row_history: the fold. Each key's events in change order
+    (`per_key` of cdc_history_key_events; document keys with a patch folded by the UDF
+    cdc_fold_documents first, `documents_folded`, when `fold_documents`), folded in SQL into
+    one version per event (`folded`: presence, row image, row count; ties across partitions
+    resolved by the key's state), then the versions with their validity (`versions`). -#}
 {% macro cdc_history_fold(fold_documents) -%}
-per_key as (
-    select
-        table_id,
-        row_key,
-        max(is_keyed) as is_keyed,
-        array_sort(
-            collect_list(
-                struct(position, action, image, delta, kind, op, event_ts, change_id, landing_batch_id, document)
-            ),
-            (l, r) -> case when l.position < r.position then -1 when l.position > r.position then 1 else 0 end
-        ) as events
-    from all_events
-    group by table_id, row_key
-),
-
 -- lambda arguments and struct fields aligned by hand -- noqa: disable=LT02
 {% if fold_documents %}
 documents_folded as ( -- used through `fold_documents` in folded below -- noqa: ST03

@@ -1,9 +1,10 @@
-{#- Part 2 of gold.cdc_row_history: each change to fold as key events (`key_events`),
-    one per key it touches: upsert / merge / patch / delete for keyed tables, count +1 / -1
-    for tables without a key, a delete of the old key when an UPDATE moves a row; every
-    TRUNCATE as a truncate event of each key of its table seen before it
-    (`truncate_events`); `all_events` holds both. Reads `folded_changes` (and, in an
-    incremental build, `touched_keys`) of cdc_history_changes. -#}
+{#- Part 2 of gold.cdc_row_history: each change as key events (`key_events`), one per
+    key it touches: upsert / merge / patch / delete for keyed tables, count +1 / -1 for
+    tables without a key, a delete of the old key when an UPDATE moves a row; in an
+    incremental build only the events of `touched_keys` (`relevant_events`). Then per key
+    its events in change order (`per_key`), every TRUNCATE of its table after the key's
+    first event among them as a truncate event. Reads `changes` (and `touched_keys`) of
+    cdc_history_changes. -#}
 {% macro cdc_history_key_events() -%}
 key_events as (
     select
@@ -21,7 +22,7 @@ key_events as (
         size(c.pk_columns) > 0 as is_keyed,
         -- what the document fold reads: the operators of a patch, else the whole document
         coalesce(c.update_operators, c.document) as document
-    from folded_changes as c
+    from changes as c
     -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
     lateral view explode(
         case
@@ -74,6 +75,7 @@ key_events as (
 
 {% if is_incremental() %}
 relevant_events as (
+    -- the events of the touched keys: they are folded again from the start
     select key_events.*
     from key_events
     left semi join touched_keys
@@ -85,39 +87,49 @@ relevant_events as (
 ),
 {% endif %}
 
-truncates as (
+table_truncates as (
     select
-        table_id, {{ cdc_position() }} as position, op, coalesce(event_ts, capture_ts, kafka_ts) as event_ts,
-        change_id, landing_batch_id
+        table_id,
+        collect_list(struct(
+            {{ cdc_position() }} as position, op, coalesce(event_ts, capture_ts, kafka_ts) as event_ts, change_id,
+            landing_batch_id
+        )) as truncates
     from changes
     where op = 'TRUNCATE'
+    group by table_id
 ),
 
-first_positions as (
-    select table_id, row_key, min(position) as first_position, max(is_keyed) as is_keyed
+key_event_lists as (
+    select
+        table_id,
+        row_key,
+        max(is_keyed) as is_keyed,
+        min(position) as first_position,
+        collect_list(
+            struct(position, action, image, delta, kind, op, event_ts, change_id, landing_batch_id, document)
+        ) as events
     from relevant_events
     group by table_id, row_key
 ),
 
-truncate_events as (
+per_key as (
+    -- each TRUNCATE of the table after the key's first event becomes one of its events
     select
-        k.table_id, k.row_key, 'truncate' as action, cast(null as map<string, string>) as image, 0 as delta,
-        t.position, 'other' as kind, t.op, t.event_ts, t.change_id, t.landing_batch_id, k.is_keyed,
-        cast(null as string) as document
-    from first_positions as k
-    inner join truncates as t
-        on k.table_id = t.table_id and k.first_position < t.position
-),
-
-all_events as (
-    select
-        table_id, row_key, action, image, delta, position, kind, op, event_ts, change_id, landing_batch_id,
-        is_keyed, document
-    from relevant_events
-    union all
-    select
-        table_id, row_key, action, image, delta, position, kind, op, event_ts, change_id, landing_batch_id,
-        is_keyed, document
-    from truncate_events
+        k.table_id,
+        k.row_key,
+        k.is_keyed,
+        array_sort(
+            concat(k.events, transform(
+                filter(coalesce(t.truncates, array()), tr -> tr.position > k.first_position),
+                tr -> struct(
+                    tr.position, 'truncate' as action, cast(null as map<string, string>) as image, 0 as delta,
+                    'other' as kind, tr.op, tr.event_ts, tr.change_id, tr.landing_batch_id,
+                    cast(null as string) as document
+                )
+            )),
+            (l, r) -> case when l.position < r.position then -1 when l.position > r.position then 1 else 0 end
+        ) as events
+    from key_event_lists as k
+    left join table_truncates as t on k.table_id = t.table_id
 )
 {%- endmacro %}

@@ -63,10 +63,10 @@ with
 
 {% if is_incremental() %}
 kept as (
-    -- the unchanged keys of the touched tables: their partitions are rewritten whole
+    -- the untouched keys of the tables new changes touch: their partitions are rewritten whole
     select {{ cdc_history_columns() | join(', ') }}
     from {{ this }} as h
-    left semi join (select distinct table_id from touched_keys) as t -- noqa: ST05
+    left semi join new_tables as t
         on h.table_hash = {{ cdc_partition_hash('t.table_id') }} and h.table_id = t.table_id
     left anti join touched_keys as k
         on h.table_id = k.table_id and h.row_key = k.row_key
@@ -86,7 +86,7 @@ combined as (
 final as (
     select
         {{ cdc_history_columns() | join(', ') }},
-        (select max(changes.landing_batch_id) from changes) as built_through_batch_id,
+        (select max(c.landing_batch_id) from {{ ref('cdc_changes') }} as c) as built_through_batch_id,
         {{ cdc_partition_hash('table_id') }} as table_hash
     from combined
 )
