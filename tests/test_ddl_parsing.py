@@ -178,7 +178,7 @@ ORACLE: dict[str, Case] = {
     "add-constraint": ("oracle", "ALTER TABLE HR.EMP ADD CONSTRAINT pk PRIMARY KEY (id)", ddl("ALTER", "HR", "EMP")),
     "truncate": ("oracle", 'TRUNCATE TABLE "HR"."EMP"', ddl("TRUNCATE", "HR", "EMP")),
     "drop-purge": ("oracle", "DROP TABLE HR.EMP CASCADE CONSTRAINTS PURGE", ddl("DROP", "HR", "EMP")),
-    # tests/test_drs_avro_examples.py and tests/test_cdl_shareplex_examples.py send these
+    # tests/examples/test_drs_avro_examples.py and tests/examples/test_cdl_shareplex_examples.py send these
     "drs-avro-create": ("oracle", 'CREATE TABLE "HR"."EMP2" ("ID" NUMBER PRIMARY KEY)',
                         ddl("CREATE", "HR", "EMP2", adds(("ID", "NUMBER")))),
     "shareplex-drop-column": ("oracle", 'ALTER TABLE "APP"."ACCOUNTS" DROP COLUMN "OLD_COL"',

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 Row = dict[str, Any]
 
-VECTORS = Path(__file__).resolve().parent / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 DDLMETA_B64 = (VECTORS / "dataworks_kafka_json" / "ddlMeta_alter_add_column.b64").read_text().strip()
 DDLMETA_SUMMARY = json.loads(
     (VECTORS / "dataworks_kafka_json" / "ddlMeta_alter_add_column.decoded.txt").read_text(encoding="utf-8")
@@ -59,7 +60,7 @@ def msg(op: str, seq: str | None, table: str | None = "products", before: Row | 
         after: Row | None = None, ddl: Row | None = None, source: Row | None = None, columns: Row | None = None,
         pk: list[str] | None = None, event_ms: int = 1700000000000, **payload: Any) -> str:
     """One hand-built DataWorks message (keys as the Kafka document writes them)."""
-    src = source or {"dbType": "MySQL", "dbName": "shop", "tableName": table}
+    src = source or {"dbType": "MySQL", "dbName": "dw_shop", "tableName": table}
     return json.dumps({
         "schema": {"dataColumn": [{"name": n, "type": t} for n, t in (columns or {}).items()] or None,
                    "primaryKey": pk, "source": src},
@@ -213,10 +214,8 @@ class Built:
     stream: synth.Stream
 
 
-@pytest.fixture(scope="module")
-def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    tmp = tmp_path_factory.mktemp("dataworks")
-    lake.reset()
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """Two batches (tests/examples/conftest.py)."""
     doc = lines(VECTORS / "dataworks_kafka_json" / "vendor_doc_kafka.ndjson")
     blob = lines(VECTORS / "datahub" / "blob_json_vendor_doc.ndjson")
     # the two update modes of the document describe the same update: the one-message form
@@ -245,19 +244,24 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     lake.land([write_lines(tmp / "bad.jsonl", bad)], declared_format="dataworks_json")
     lake.land([write_lines(tmp / "split-1.ndjson", SPLIT_FIRST)], topic=SPLIT)
     lake.land([tmp / "synth-1.jsonl"])
-    lake.build()
+    yield
 
     first = {
         "halves": lake.rows("""select topic, half, pair_key, is_paired, image from silver.cdc_update_halves
                                where topic in (:split, :synth) and not is_paired order by topic""",
                             split=SPLIT, synth=SYNTH),
-        "split_gold": gold_rows(lake, "shop.split"),
+        "split_gold": gold_rows(lake, "dw_shop.split"),
         "split_changes": changes(lake, SPLIT),
     }
     lake.land([write_lines(tmp / "split-2.ndjson", SPLIT_SECOND)], topic=SPLIT)
     lake.land([tmp / "synth-2.jsonl"])
-    lake.build()
+    yield
     return Built(lake, first, stream)
+
+
+@pytest.fixture(scope="module")
+def built(examples) -> Built:
+    return examples[__name__]
 
 
 # ---------------------------------------------------------------------------- the ddlMeta UDF (pure Python)
@@ -485,8 +489,8 @@ def test_ddl_ops_and_truncate(built):
     assert rows[1]["ddl_text"] == "drop table t2"
     (truncate,) = [r for r in changes(built.lake, HAND) if r["kafka_offset"] == 16]
     assert (truncate["op"], truncate["table_id"], truncate["truncate_statement"]) == (
-        "TRUNCATE", "shop.events", "truncate table events")
-    assert gold_rows(built.lake, "shop.events") == []
+        "TRUNCATE", "dw_shop.events", "truncate table events")
+    assert gold_rows(built.lake, "dw_shop.events") == []
 
 
 def test_corrupt_ddlmeta_is_a_reject(built):
@@ -524,8 +528,9 @@ def test_update_before_half_waits_for_its_partner(built):
     assert [(r["op"], r["before"], r["after"], r["pair_key"]) for r in rows] == [
         ("INSERT", None, {"id": "1", "v": "old"}, None),
         ("UPDATE", {"id": "1", "v": "old"}, {"id": "1", "v": "new"}, "101")]
-    assert gold_rows(built.lake, "shop.split") == [{"row": {"id": "1", "v": "new"}, "row_count": 1}]
-    assert built.lake.rows("select count(*) as n from silver.cdc_update_halves where not is_paired") == [{"n": 0}]
+    assert gold_rows(built.lake, "dw_shop.split") == [{"row": {"id": "1", "v": "new"}, "row_count": 1}]
+    assert built.lake.rows("select count(*) as n from silver.cdc_update_halves "
+                           "where not is_paired and topic in (:a, :b)", a=SPLIT, b=SYNTH) == [{"n": 0}]
 
 
 # ---------------------------------------------------------------------------- rendered stream

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,10 +51,8 @@ EMPTIED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def gold(lake, tmp_path_factory):
-    tmp: Path = tmp_path_factory.mktemp("gold")
-    lake.reset()
+def land_examples(lake, tmp: Path) -> Iterator[None]:
+    """Two batches (tests/examples/conftest.py); the lake is the result."""
     first = tmp / "first.jsonl"
     # the update of key 2 (message 3) lands in a later batch than message 4 and 5 of partition 1
     lines = records("g.keyed", KEYED, partition_of=lambda m: 1 if m["es"] % 10_000 >= 4000 else 0)
@@ -61,13 +60,18 @@ def gold(lake, tmp_path_factory):
                                + records("g.trunc", TRUNCATED[:1]) + records("g.emptied", EMPTIED[:1])) + "\n",
                      encoding="utf-8")
     lake.land([first], declared_format="canal_json")
-    lake.build()
+    yield
     second = tmp / "second.jsonl"
     second.write_text("\n".join(lines[2:3] + lines[:1] + records("g.trunc", TRUNCATED)
                                 + records("g.emptied", EMPTIED)[1:]) + "\n", encoding="utf-8")
     lake.land([second], declared_format="canal_json")
-    lake.build()
+    yield
     return lake
+
+
+@pytest.fixture(scope="module")
+def gold(examples):
+    return examples[__name__]
 
 
 def current(lake, table: str) -> dict[str, tuple[dict, int]]:
@@ -120,4 +124,5 @@ def test_a_table_emptied_in_a_later_batch_leaves_no_rows(gold):
 def test_redelivered_and_relanded_changes_count_once(gold):
     # message 1 of g.keyed and the whole g.trunc stream were landed twice
     assert gold.rows("select count(*) as n from silver.cdc_changes where table_id = 'g.keyed'")[0]["n"] == 6
-    assert gold.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate")[0]["n"] == 2
+    assert gold.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate "
+                     "and topic in ('g.keyed', 'g.bag', 'g.trunc', 'g.emptied')")[0]["n"] == 2

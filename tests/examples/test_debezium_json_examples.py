@@ -6,8 +6,8 @@ schema envelope, folds to synth.fold. Hand-built messages cover what the samples
 tombstones, heartbeats, TOAST placeholders, key-only before images, Connect decimals of any
 precision, every temporal type (session time zone UTC), and malformed input of each shape.
 
-One lake, one build: every case lands under its own topic; files whose tables share names
-with another case land with `source.db` renamed.
+Every case lands under its own topic in the examples lake (tests/examples/conftest.py);
+files whose tables share names with another case land with `source.db` renamed.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, getcontext
 from pathlib import Path
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 getcontext().prec = 200
 Image = dict[str, str | None]
-VECTORS = Path(__file__).resolve().parent / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 FLINK_DIR = VECTORS / "peer-test-suites" / "flink"
 FLINK = json.loads((FLINK_DIR / "expected.json").read_text(encoding="utf-8"))
 DBZ = VECTORS / "debezium_json"
@@ -182,7 +183,7 @@ def hand_built(topic: str) -> list[str]:
     return [record(topic, i, value, key) for i, (key, value) in enumerate(msgs)]
 
 
-# ---------------------------------------------------------------------------- the one build
+# ---------------------------------------------------------------------------- the lake
 
 
 @dataclass
@@ -198,12 +199,8 @@ def _rename(text: str, old: str, new_db: str) -> str:
     return renamed
 
 
-@pytest.fixture(scope="module")
-def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    tmp = tmp_path_factory.mktemp("debezium")
-    # a lake of its own: what an earlier module left (deliberately unaccounted records of the
-    # accounting tests) must not fail this build's data tests
-    lake.reset()
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """One batch (tests/examples/conftest.py)."""
     declared: list[str] = []
     by_shape: list[str] = []
     for i, line in enumerate(lines(DBZ / "debezium_docs_mysql_examples.ndjson")):
@@ -212,12 +209,16 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
                            lines(DBZ / "flink_debezium_mysql_schema_included_first.ndjson")[0]))
     for i, line in enumerate(lines(DBZ / "flink_debezium_postgres_replica_identity_default.ndjson")):
         by_shape.append(record("ex.dbz.pg-replica-default", i, line))
-    declared.append(record("ex.dbz.alltype", 0, lines(DBZ / "paimon_flinkcdc_mysql_alltype_schema_included.json")[0]))
+    # (Paimon's Canal and DataWorks samples use the same database names: the Debezium ones are renamed)
+    declared.append(record("ex.dbz.alltype", 0, _rename(
+        lines(DBZ / "paimon_flinkcdc_mysql_alltype_schema_included.json")[0], '"db":"paimon_sync_table"',
+        "dbz_paimon_sync_table")))
     for i, line in enumerate(lines(DBZ / "paimon_flinkcdc_schema_excluded.ndjson")):
         declared.append(record("ex.dbz.paimon-excluded", i, line))
     mongo = lines(DBZ / "paimon_debezium_mongodb_update_key_value.txt")
     for i in range(0, len(mongo), 2):
-        declared.append(record("ex.dbz.mongo", i // 2, mongo[i + 1], mongo[i]))
+        value = _rename(mongo[i + 1], '"db": "bigdata_test"', "dbz_bigdata_test")
+        declared.append(record("ex.dbz.mongo", i // 2, value, mongo[i]))
     by_shape.append(record("ex.cdl.v2", 0, lines(VECTORS / "huawei_cdl" / "cdl_debezium_v2_insert.ndjson")[0]))
     declared.extend(hand_built("ex.dbz.hand"))
     # a tombstone routed by shape alone (empty value, JSON-object key)
@@ -241,8 +242,13 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     (tmp / "shape.jsonl").write_text("\n".join(by_shape) + "\n", encoding="utf-8")
     lake.land([tmp / "declared.jsonl", tmp / "synth.jsonl"], declared_format="debezium_json")
     lake.land([tmp / "shape.jsonl"])
-    lake.build()
+    yield
     return Built(lake, stream, stream_schemas)
+
+
+@pytest.fixture(scope="module")
+def built(examples) -> Built:
+    return examples[__name__]
 
 
 def changes(lake: Lake, topic: str) -> list[dict[str, Any]]:
@@ -366,7 +372,7 @@ def test_mongodb_documents_and_key(built):
     """Debezium MongoDB: after/before are Extended JSON strings; the key's `id` is `_id`."""
     rows = changes(built.lake, "ex.dbz.mongo")
     assert [(r["op"], r["table_id"], r["pk_columns"]) for r in rows] == [
-        ("UPDATE", "bigdata_test.sync_test_table", ["_id"])] * 2
+        ("UPDATE", "dbz_bigdata_test.sync_test_table", ["_id"])] * 2
     assert rows[0]["row_key"] == '["{\\"$oid\\":\\"67ab25755c0d5ac87eb8c632\\"}"]'
     assert rows[1]["before"]["tags"] == '["pending"]' and rows[1]["after"]["tags"] == '["succeed"]'
     assert rows[0]["before"] is None

@@ -20,6 +20,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +35,8 @@ from udfs.dts_avro import decode_dts_avro
 if TYPE_CHECKING:
     from cdclake.lake import Lake
 
-SAMPLE = Path(__file__).resolve().parent / "vectors" / "avro-schemas" / "dts_avro" / "SYNTHETIC_update_record.bin"
-VARS = json.dumps({"cdc_primary_keys": {"shop.configured": ["code"]}})
+SAMPLE = Path(__file__).resolve().parents[1] / "vectors" / "avro-schemas" / "dts_avro" / "SYNTHETIC_update_record.bin"
+EXAMPLE_VARS = {"cdc_primary_keys": {"shop.configured": ["code"]}}
 TOPIC = "ex.dtsavro"
 GEN_DB = "gen_dts_avro"
 
@@ -288,23 +290,32 @@ def _land_values(lake: Lake, tmp: Path, topic: str, values: list[bytes | str], d
     lake.land([path], declared_format=declared)
 
 
-@pytest.fixture(scope="module")
-def stream() -> synth.Stream:
+@cache
+def generated_stream() -> synth.Stream:
     return synth.generate(GEN_DB, n_changes=300, seed=31)
 
 
 @pytest.fixture(scope="module")
-def built(lake: Lake, stream: synth.Stream, tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    tmp = tmp_path_factory.mktemp("dts-avro")
-    lake.reset()
+def stream() -> synth.Stream:
+    return generated_stream()
+
+
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """One batch (tests/examples/conftest.py); the lake is the result."""
+    stream = generated_stream()
     for suffix, values in case_records().items():
         # shape detection routes the binary values; the text value needs the declared format
         _land_values(lake, tmp, f"{TOPIC}.{suffix}", values, "dts_avro" if suffix == "not-base64" else None)
     path = tmp / "generated.jsonl"
     synth.write_records(path, render_dts.render(stream, topic="gen.dts_avro"))
     lake.land([path])
-    lake.build("--vars", VARS)
+    yield
     return lake
+
+
+@pytest.fixture(scope="module")
+def built(examples) -> Lake:
+    return examples[__name__]
 
 
 def changes(lake: Lake, suffix: str) -> list[dict[str, Any]]:

@@ -8,9 +8,9 @@ Sources: the vendor documents (Huawei DRS "Kafka消息格式", Alibaba DTS "Kafk
 Formats without a vendor example (DRS JSON-C, a pre-2022 DTS UPDATE) are built by hand
 from the documents' descriptions, below.
 
-The whole module shares one lake: every case lands under its own topic, then one build;
-Paimon's scenarios, which check the state after each file, add one build per further file
-(5 builds in all). Gold keeps one table per table_id whatever the topic, so the peer files
+Every case lands under its own topic in the examples lake (tests/examples/conftest.py) for
+its first build; Paimon's scenarios, which check the state after each file, land one file
+per build (5 builds). Gold keeps one table per table_id whatever the topic, so the peer files
 whose tables share names with other cases land with their `database` renamed.
 """
 
@@ -20,6 +20,7 @@ import base64
 import json
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 Row = dict[str, Any]
 Image = dict[str, str | None]
 
-PEERS = Path(__file__).resolve().parent / "vectors" / "peer-test-suites"
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
+PEERS = VECTORS / "peer-test-suites"
 FLINK = json.loads((PEERS / "flink" / "expected.json").read_text(encoding="utf-8"))
 PAIMON = json.loads((PEERS / "paimon" / "expected.json").read_text(encoding="utf-8"))
 FLINK_CDC = json.loads((PEERS / "flink-cdc" / "expected.json").read_text(encoding="utf-8"))
@@ -85,12 +87,12 @@ _JSON_C_INSERTED = ('{"id":"7","name":"a\\u003cb\\u0026c","price":"19.90","amoun
 _JSON_C_UPDATED = ('{"id":"7","name":"a\\u003cb\\u0026c","price":"21.00","amount":"1.0E-4",'
                    '"updated_at":"2021-06-25 18:00:00","created":"2021-06-25 17:51:53","payload":"[]"}')
 DRS_JSON_C_MESSAGES = [
-    '{' + _JSON_C_TYPES + ',"id":30001,"es":1624614713000,"ts":1624614713420,"database":"shop","table":"orders",'
+    '{' + _JSON_C_TYPES + ',"id":30001,"es":1624614713000,"ts":1624614713420,"database":"drs_shop","table":"orders",'
     '"type":"INSERT","isDdl":false,"sql":"","data":[' + _JSON_C_INSERTED + '],"old":null,"pkNames":["id"]}',
-    '{' + _JSON_C_TYPES + ',"id":30002,"es":1624615200000,"ts":1624615200310,"database":"shop","table":"orders",'
+    '{' + _JSON_C_TYPES + ',"id":30002,"es":1624615200000,"ts":1624615200310,"database":"drs_shop","table":"orders",'
     '"type":"UPDATE","isDdl":false,"sql":"","data":[' + _JSON_C_UPDATED + '],"old":[' + _JSON_C_INSERTED + '],'
     '"pkNames":["id"]}',
-    '{' + _JSON_C_TYPES + ',"id":30003,"es":1624615260000,"ts":1624615260050,"database":"shop","table":"orders",'
+    '{' + _JSON_C_TYPES + ',"id":30003,"es":1624615260000,"ts":1624615260050,"database":"drs_shop","table":"orders",'
     '"type":"DELETE","isDdl":false,"sql":"","data":[' + _JSON_C_UPDATED + '],"old":null,"pkNames":["id"]}',
 ]
 
@@ -274,11 +276,9 @@ def landings(vectors: Path, tmp: Path) -> list[tuple[str, str, Path]]:
     ]
 
 
-@pytest.fixture(scope="module")
-def built(lake: Lake, vectors: Path, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    tmp = tmp_path_factory.mktemp("canal-family")
-    lake.reset()
-    for topic, declared_format, path in landings(vectors, tmp):
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """Every case, then Paimon's files one batch each (tests/examples/conftest.py)."""
+    for topic, declared_format, path in landings(VECTORS, tmp):
         lake.land([path], topic=topic, declared_format=declared_format)
     states: dict[str, dict[int, list[tuple[str, ...]]]] = {name: {} for name in PAIMON_SCENARIOS}
     steps = max(len(s["files_in_order"]) for s in PAIMON_SCENARIOS.values())
@@ -289,12 +289,17 @@ def built(lake: Lake, vectors: Path, tmp_path_factory: pytest.TempPathFactory) -
                 database = "peer_paimon_" + name.replace("-", "_")
                 lake.land([with_database(source, database, tmp)], topic=paimon_topic(name),
                           declared_format="canal_json")
-        lake.build()
+        yield
         for name, scenario in PAIMON_SCENARIOS.items():
             for checkpoint in scenario["checkpoints"]:
                 if checkpoint["after_file"] == number:
                     states[name][number] = paimon_state(lake, paimon_topic(name), checkpoint["columns"])
     return Built(lake, states)
+
+
+@pytest.fixture(scope="module")
+def built(examples) -> Built:
+    return examples[__name__]
 
 
 # ---------------------------------------------------------------------------- silver: Canal FlatMessage
@@ -564,9 +569,9 @@ def test_drs_json_c_delete_in_data_and_text_timestamps(built):
                 "created": "2021-06-25 17:51:53", "payload": "/wB/"}  # base64 of ff 00 7f
     updated = {**inserted, "price": "21.00", "updated_at": "2021-06-25 18:00:00", "payload": ""}
     assert changes(built.lake, DRS_JSON_C) == [
-        {**envelope(msgs[0], "drs_json_c", "shop.orders", 0), **insert(0, inserted, key("7"))},
-        {**envelope(msgs[1], "drs_json_c", "shop.orders", 1), **update(0, inserted, updated, key("7"))},
-        {**envelope(msgs[2], "drs_json_c", "shop.orders", 2), **delete(0, updated, key("7"))},
+        {**envelope(msgs[0], "drs_json_c", "drs_shop.orders", 0), **insert(0, inserted, key("7"))},
+        {**envelope(msgs[1], "drs_json_c", "drs_shop.orders", 1), **update(0, inserted, updated, key("7"))},
+        {**envelope(msgs[2], "drs_json_c", "drs_shop.orders", 2), **delete(0, updated, key("7"))},
     ]
     assert gold(built.lake, DRS_JSON_C) == {}
 
@@ -574,8 +579,13 @@ def test_drs_json_c_delete_in_data_and_text_timestamps(built):
 def test_nothing_else_is_rejected_or_a_marker(built):
     """Across every case of the module (peer files included): the one reject is the DTS
     document's keyless legacy DELETE and the one marker Canal's QUERY."""
-    rejects = built.lake.rows("select topic from silver.cdc_rejects")
-    markers = built.lake.rows("select topic from silver.cdc_heartbeats")
+    topics = [CANAL_QUERY, CANAL_FLINK, CANAL_ALLTYPE, CANAL_EVENT, DTS_DOC_LEGACY_DELETE, DTS_DOC_DELETE,
+              DTS_DOC_DDL, DTS_INIT, DTS_LEGACY, DRS_MYSQL, DRS_GAUSSDB, DRS_JSON_C, PEER_CANAL_DATA,
+              PEER_FILTER_TABLE, PEER_WITH_INIT, PEER_FLINK_CDC, *map(paimon_topic, PAIMON_SCENARIOS)]
+    rejects = built.lake.rows("select topic from silver.cdc_rejects where array_contains(:topics, topic)",
+                              topics=topics)
+    markers = built.lake.rows("select topic from silver.cdc_heartbeats where array_contains(:topics, topic)",
+                              topics=topics)
     assert [r["topic"] for r in rejects] == [DTS_DOC_LEGACY_DELETE]
     assert [r["topic"] for r in markers] == [CANAL_QUERY]
 

@@ -14,7 +14,7 @@ document describes the column). How a Tuple record reaches Kafka as JSON is not 
 (FORMATS.md §13 q8): each record here is one JSON object of its columns.
 
 Tuple records name no key: keys are configured with var cdc_primary_keys, passed to both
-builds of this module (KEYS). Times: `_execute_time_` is epoch ms, compared as UTC.
+builds (KEYS, in EXAMPLE_VARS). Times: `_execute_time_` is epoch ms, compared as UTC.
 
 Two builds: everything lands before the first; the second brings update halves whose
 partners waited in the first (hand-built and the second part of the rendered stream).
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 Row = dict[str, Any]
 
-VECTORS = Path(__file__).resolve().parent / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 
 DOC = "ex.datahub-tuple.vendor-doc"
 HAND = "ex.datahub-tuple.hand-built"
@@ -49,7 +50,7 @@ SYNTH_DB = "dh_synth"
 
 KEYS = {"t_shiyu_pk": ["id"], "shop.products": ["id"], "shop.split": ["id"],
         **{f"{SYNTH_DB}.{t}": cols for t, cols in synth.TABLES.items() if cols}}
-VARS = ("--vars", json.dumps({"cdc_primary_keys": KEYS}))
+EXAMPLE_VARS = {"cdc_primary_keys": KEYS}
 
 
 def tuple_record(op: str | None, seq: Any, table: str | None, images: str | None, columns: Row,
@@ -118,7 +119,7 @@ HAND_RECORDS = [
     tuple_record("D", "13", "shop.audit", "YN", AUDIT_B),                                                # 6
     tuple_record("U", "14", "shop.audit", "YN", AUDIT_A),                                                # 7
     tuple_record("U", "14", "shop.audit", "NY", {"k": "a", "v": 2}),                                     # 8
-    tuple_record("I", "15", " pgdb.public.accounts ", "NY", {"id": 5, "ok": False}, time_ms=None),      # 9
+    tuple_record("I", "15", " dhdb.public.accounts ", "NY", {"id": 5, "ok": False}, time_ms=None),      # 9
 ]
 
 SPLIT_FIRST = [
@@ -218,10 +219,8 @@ class Built:
     stream: synth.Stream
 
 
-@pytest.fixture(scope="module")
-def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
-    tmp = tmp_path_factory.mktemp("datahub_tuple")
-    lake.reset()
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """Two batches (tests/examples/conftest.py)."""
     stream = synth.generate(SYNTH_DB, n_changes=300)
     rendered = renderer.render(stream, SYNTH)
     # cut between a before half and its after half (in the order of the stream)
@@ -236,7 +235,7 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     bad.append(synth.Record.of_bytes(BAD, 0, len(bad), 1700000000000, b"\xff\xfe{\x80"))
     land(lake, tmp / "bad.jsonl", bad, declared_format="datahub_tuple")
     land(lake, tmp / "synth-1.jsonl", rendered[:cut])
-    lake.build(*VARS)
+    yield
 
     first = {
         "halves": lake.rows("""select topic, half, pair_key, image from silver.cdc_update_halves
@@ -248,8 +247,13 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Built:
     land(lake, tmp / "split-2.jsonl", [synth.Record(SPLIT, 0, 4 + i, 1700000000100 + i, v)
                                        for i, v in enumerate(SPLIT_SECOND)])
     land(lake, tmp / "synth-2.jsonl", rendered[cut:])
-    lake.build(*VARS)
+    yield
     return Built(lake, first, stream)
+
+
+@pytest.fixture(scope="module")
+def built(examples) -> Built:
+    return examples[__name__]
 
 
 # ---------------------------------------------------------------------------- the vendor document
@@ -352,7 +356,7 @@ def test_qualified_source_table_and_missing_time(built):
     without an execute time has no event_ts."""
     (row,) = [r for r in changes(built.lake, HAND) if r["kafka_offset"] == 9]
     assert (row["source_db"], row["source_schema"], row["source_table"], row["table_id"], row["event_ts"],
-            row["after"]) == ("pgdb", "public", "accounts", "pgdb.public.accounts", None, {"id": "5", "ok": "false"})
+            row["after"]) == ("dhdb", "public", "accounts", "dhdb.public.accounts", None, {"id": "5", "ok": "false"})
 
 
 # ---------------------------------------------------------------------------- halves across batches

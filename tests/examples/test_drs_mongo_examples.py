@@ -9,8 +9,9 @@ Source: vendor-docs/huawei-drs-kafka-formats.zh.txt (表3 DDS到Kafka), tests/ve
 huawei_drs_json/dds_mongodb_ops.ndjson (its five examples). The session time zone is UTC.
 
 The decoder's own behaviour (vendor examples, shell types, rejects) is unit-tested over
-the messages alone (tests/decoder_support.py, no build); the folds run in one lake with
-two builds: everything but the second halves lands before the first.
+the messages alone (tests/decoder_support.py, no build); the folds run in the examples
+lake (tests/examples/conftest.py) over two builds: everything but the second halves lands
+before the first.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +39,8 @@ Row = dict[str, Any]
 OID = "64650cf67dc36a464e76e583"
 DOC, PATCH, UNKNOWN, DDL = (f"ex.mongo.{n}" for n in ("doc", "patch", "unknown", "ddl"))
 GEN_ORDER, GEN_DISORDER = "gen.mongo.inorder", "gen.mongo.disorder"
+TOPICS = [DOC, PATCH, UNKNOWN, DDL, GEN_ORDER, GEN_DISORDER]
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 FIRST_BUILD: dict[str, Any] = {}  # what gold held after the first of the two builds
 
 
@@ -138,7 +143,7 @@ def reference_patch(doc: Row, ops: Row) -> Row:
 
 def test_decode_change_kinds():
     vendor = [json.loads(line) for line in
-              (Path(__file__).parent / "vectors/huawei_drs_json/dds_mongodb_ops.ndjson").read_text().splitlines()]
+              (VECTORS / "huawei_drs_json" / "dds_mongodb_ops.ndjson").read_text().splitlines()]
     kinds = [decode_change(m["value"], m["where"])["kind"] for m in vendor]
     assert kinds == ["document", "document", "operators", "operators", "document"]
     patch = decode_change(vendor[3]["value"], vendor[3]["where"])
@@ -190,20 +195,29 @@ def patch_messages(doc: Row, patches: list[Row]) -> list[str]:
     return lines
 
 
-@pytest.fixture(scope="module")
-def generated() -> dict[str, list[mongo.MongoChange]]:
+@cache
+def generated_changes() -> dict[str, list[mongo.MongoChange]]:
     return {GEN_ORDER: mongo.generate(1000, seed=5), GEN_DISORDER: mongo.generate(1000, seed=6)}
 
 
-@pytest.fixture(scope="module")
-def patched() -> tuple[Row, list[Row]]:
+@cache
+def patch_case() -> tuple[Row, list[Row]]:
     return patch_sequence(60, seed=9)
 
 
 @pytest.fixture(scope="module")
-def lake_built(lake: Lake, vectors: Path, generated, patched, tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    tmp = tmp_path_factory.mktemp("mongo")
-    lake.reset()
+def generated() -> dict[str, list[mongo.MongoChange]]:
+    return generated_changes()
+
+
+@pytest.fixture(scope="module")
+def patched() -> tuple[Row, list[Row]]:
+    return patch_case()
+
+
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """Two batches (tests/examples/conftest.py); the lake is the result."""
+    vectors, generated, patched = VECTORS, generated_changes(), patch_case()
     # the vendor examples as plain text without a format: detected by shape
     lake.land([vectors / "huawei_drs_json" / "dds_mongodb_ops.ndjson"], topic=DOC)
     lake.land([write(tmp, "unknown", plain(UNKNOWN, [
@@ -222,13 +236,18 @@ def lake_built(lake: Lake, vectors: Path, generated, patched, tmp_path_factory: 
     disorder = synth.shuffled(synth.redeliver(mongo.render("gen_disorder", generated[GEN_DISORDER], GEN_DISORDER), 0.1))
     halves = list(synth.split(disorder, 2))
     lake.land([write(tmp, "gen-disorder-1", halves[0])], declared_format="drs_mongo_json")
-    lake.build()
+    yield
     FIRST_BUILD["patched"] = gold_rows(lake, "d.docs")
     lake.land([write(tmp, "patch2", [r for r in records if json.loads(r.value)["id"] > 31])],
               declared_format="drs_mongo_json")
     lake.land([write(tmp, "gen-disorder-2", halves[1])], declared_format="drs_mongo_json")
-    lake.build()
+    yield
     return lake
+
+
+@pytest.fixture(scope="module")
+def lake_built(examples) -> Lake:
+    return examples[__name__]
 
 
 def decoded(decoders: Decoders, values: list[str]) -> list[Row]:
@@ -357,7 +376,8 @@ def test_every_message_is_accounted_for(lake_built):
     """Each distinct message (re-deliveries are duplicates) is decoded into exactly one place."""
     bronze = {r["topic"]: r["n"] for r in lake_built.rows(
         "select topic, count(distinct named_struct('k', message_key, 'v', message_value)) as n "
-        "from bronze.kafka_messages group by topic")}
+        "from bronze.kafka_messages where array_contains(:topics, topic) group by topic", topics=TOPICS)}
     placed = {r["topic"]: r["n"] for r in lake_built.rows(
-        "select topic, count(distinct message_id) as n from silver.int_cdc__decoded group by topic")}
+        "select topic, count(distinct message_id) as n from silver.int_cdc__decoded "
+        "where array_contains(:topics, topic) group by topic", topics=TOPICS)}
     assert bronze == placed

@@ -10,13 +10,15 @@ tests/vectors/dts_shareplex_json (see their SOURCES.md). Messages the documents 
 describe are built by hand below. Times: CDL TIMESTAMP and Connect Timestamp are epoch ms
 (instants, shown in UTC); Shareplex `time`/`posttime` are UTC wall-clock text.
 
-One lake, one build: every case lands under its own topic first.
+Every case lands under its own topic in the examples lake (tests/examples/conftest.py).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +42,8 @@ SP_HAND = "ex.sp.hand"
 SP_BAD = "ex.sp.bad"
 GEN_CDL = "gen.cdl_json"
 GEN_SP = "gen.shareplex_json"
+TOPICS = [CDL_DOC, CDL_HAND, CDL_BAD, SP_DOC, SP_DOC_COMPLETED, SP_HAND, SP_BAD, GEN_CDL, GEN_SP]
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 
 TS = "org.apache.kafka.connect.data.Timestamp"
 DECIMAL = "org.apache.kafka.connect.data.Decimal"
@@ -137,10 +141,10 @@ CDL_HAND_MESSAGES = [
     cdl("public", "lines", "INSERT", LINE_FIELDS, data={"a_line": 2, "z_order": 10, "sku": "S-1"},
         unique={"z_order": 10, "a_line": 2}, key_fields=["z_order", "a_line"], properties=[("lsn", 600), ("txId", 14)]),
     # an Oracle source: an SCN instead of an LSN, no txId
-    cdl("HR", "EMP", "INSERT", EMP_FIELDS, data={"EMPNO": 7369, "ENAME": "SMITH"}, unique={"EMPNO": 7369},
+    cdl("SCOTT", "EMP", "INSERT", EMP_FIELDS, data={"EMPNO": 7369, "ENAME": "SMITH"}, unique={"EMPNO": 7369},
         key_fields=["EMPNO"], properties=[("scn", 14589063118712)], store="ORACLE"),
     # no transaction properties at all: ordered by TIMESTAMP
-    cdl("HR", "EMP", "INSERT", EMP_FIELDS, data={"EMPNO": 7499, "ENAME": "ALLEN"}, unique={"EMPNO": 7499},
+    cdl("SCOTT", "EMP", "INSERT", EMP_FIELDS, data={"EMPNO": 7499, "ENAME": "ALLEN"}, unique={"EMPNO": 7499},
         key_fields=["EMPNO"], ts=1707047996999, store="ORACLE"),
     # a row of CDL's heartbeat table: a marker
     cdl("cdc_cdl", "cdc_heartbeat", "UPDATE",
@@ -302,16 +306,20 @@ def rows_as_multisets(rows: list[tuple[str, Image, int]], drop: str | None = Non
 # ---------------------------------------------------------------------------- the lake
 
 
-@pytest.fixture(scope="module")
-def streams() -> dict[str, synth.Stream]:
+@cache
+def generated_streams() -> dict[str, synth.Stream]:
     return {"cdl_json": without_truncates(synth.generate("gen_cdl", n_changes=300, seed=3)),
             "shareplex_json": synth.generate("gen_sp", n_changes=300, seed=4)}
 
 
 @pytest.fixture(scope="module")
-def lake_built(lake: Lake, vectors: Path, streams, tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    tmp = tmp_path_factory.mktemp("cdl-shareplex")
-    lake.reset()
+def streams() -> dict[str, synth.Stream]:
+    return generated_streams()
+
+
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """One batch (tests/examples/conftest.py); the lake is the result."""
+    vectors, streams = VECTORS, generated_streams()
     # the vendor vectors land as plain text without a format: detected by shape
     lake.land([vectors / "huawei_cdl" / "cdl_json_v1_insert.ndjson"], topic=CDL_DOC)
     lake.land([vectors / "dts_shareplex_json" / "vendor_doc.ndjson"], topic=SP_DOC)
@@ -332,8 +340,13 @@ def lake_built(lake: Lake, vectors: Path, streams, tmp_path_factory: pytest.Temp
     synth.write_records(tmp / "gen_sp.jsonl", shareplex_json.render(streams["shareplex_json"], GEN_SP))
     lake.land([tmp / "gen_cdl.jsonl"], declared_format="cdl_json")
     lake.land([tmp / "gen_sp.jsonl"], declared_format="shareplex_json")
-    lake.build()
+    yield
     return lake
+
+
+@pytest.fixture(scope="module")
+def lake_built(examples) -> Lake:
+    return examples[__name__]
 
 
 # ---------------------------------------------------------------------------- cdl_json
@@ -387,7 +400,7 @@ def test_cdl_lob_update_delete_by_key_and_key_order(lake_built):
 def test_cdl_oracle_scn_and_timestamp_ordering(lake_built):
     """An Oracle source's `scn` property orders its changes (no txId: no tx_id); without
     transaction properties TIMESTAMP is the sort key."""
-    emp = [r for r in changes(lake_built, CDL_HAND) if r["table_id"] == "hr.emp"]
+    emp = [r for r in changes(lake_built, CDL_HAND) if r["table_id"] == "scott.emp"]
     assert [(r["sort_key"], r["tx_id"], r["row_key"]) for r in emp] == [
         (["14589063118712"], None, key("7369")), (["1707047996999"], None, key("7499"))]
 
@@ -508,8 +521,8 @@ def test_every_message_is_accounted_for(lake_built):
     """Nothing is lost: per topic, bronze records = changes + markers + DDL + rejects + halves."""
     counts = lake_built.rows(
         """select topic, count(*) as n from bronze.kafka_messages
-           where topic like 'ex.%' or topic like 'gen.%' group by topic order by topic""")
+           where array_contains(:topics, topic) group by topic order by topic""", topics=TOPICS)
     placed = {r["topic"]: r["n"] for r in lake_built.rows(
         """select topic, count(distinct message_id) as n from silver.int_cdc__decoded
-           where topic like 'ex.%' or topic like 'gen.%' group by topic""")}
+           where array_contains(:topics, topic) group by topic""", topics=TOPICS)}
     assert {r["topic"]: r["n"] for r in counts} == placed

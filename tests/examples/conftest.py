@@ -1,0 +1,103 @@
+"""One lake for every module of tests/examples: each lands its examples, one build serves all.
+
+A module takes part by defining `land_examples(lake, tmp)`, a generator: it lands its
+first batch and `yield`s, which lets the lake build; after the build it may read what the
+build left, land its next batch and `yield` again; what it finally returns is its result,
+which its tests get from the `examples` fixture (`examples[__name__]`). The lake it is given
+notes its landing batches (test_examples_lake checks that no two modules share a topic or
+a table). The modules are
+driven in step, so build n holds batch n of every module: a whole DAG build on small
+data costs the same for one module's messages as for all of them. dbt vars a module's
+data needs go in its `EXAMPLE_VARS` and hold for every build.
+
+Modules keep to their own topics, databases and tables, and every query of theirs names
+them: the lake is shared. It is built once per test run, when the first test of this
+folder asks for it (pytest runs a folder's modules together, before or after any other
+module could reset the lake).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from cdclake.lake import Lake
+
+LandExamples = Generator[None, None, Any]
+
+
+def merged_vars(modules: list[ModuleType]) -> dict[str, Any]:
+    """The union of the modules' EXAMPLE_VARS: dicts are merged key by key, any other
+    value must be the same wherever it is given."""
+    merged: dict[str, Any] = {}
+    for module in modules:
+        for name, value in getattr(module, "EXAMPLE_VARS", {}).items():
+            if name not in merged:
+                merged[name] = value
+            elif isinstance(value, dict) and isinstance(merged[name], dict):
+                clash = {k for k in value if k in merged[name] and merged[name][k] != value[k]}
+                if clash:
+                    raise ValueError(f"{module.__name__}: var {name} gives other values for {sorted(clash)}")
+                merged[name] = {**merged[name], **value}
+            elif merged[name] != value:
+                raise ValueError(f"{module.__name__}: var {name} differs from another module's")
+    return merged
+
+
+class ModuleLake:
+    """The lake as one module sees it: landing batches are noted as the module's."""
+
+    def __init__(self, lake: Lake, batches: list[int]) -> None:
+        self._lake = lake
+        self._batches = batches
+
+    def land(self, *args: Any, **kwargs: Any) -> Any:
+        batch_id, files = self._lake.land(*args, **kwargs)
+        self._batches.append(batch_id)
+        return batch_id, files
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._lake, name)
+
+
+@dataclass
+class ExamplesLake:
+    lake: Lake
+    results: dict[str, Any] = field(default_factory=dict)  # module name -> what land_examples returned
+    batches: dict[str, list[int]] = field(default_factory=dict)  # module name -> its landing batch ids
+
+    def __getitem__(self, module_name: str) -> Any:
+        return self.results[module_name]
+
+
+@pytest.fixture(scope="session")
+def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> ExamplesLake:
+    """The examples lake, built in steps from the land_examples of every selected module."""
+    modules = sorted({item.module for item in request.session.items
+                      if hasattr(getattr(item, "module", None), "land_examples")}, key=lambda m: m.__name__)
+    variables = merged_vars(modules)
+    build_args = ("--vars", json.dumps(variables)) if variables else ()
+    built = ExamplesLake(lake)
+    lake.reset()
+    active: dict[str, LandExamples] = {}
+    for module in modules:
+        batches = built.batches.setdefault(module.__name__, [])
+        tmp = Path(tmp_path_factory.mktemp(module.__name__))
+        active[module.__name__] = module.land_examples(ModuleLake(lake, batches), tmp)
+    while active:
+        for name, landing in list(active.items()):
+            try:
+                next(landing)
+            except StopIteration as done:
+                built.results[name] = done.value
+                del active[name]
+        if active:
+            lake.build(*build_args)
+    return built
