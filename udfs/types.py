@@ -8,7 +8,7 @@ seed has wins:
   without its parameters and with its modifiers (`int(11) unsigned zerofill` -> `int
   unsigned`), then its first word (`int`), then sqlglot's name for the type in that dialect
   under the system `sqlglot` (`sqlglot:uint`), so a spelling the seed does not list still
-  maps when sqlglot knows it;
+  maps when sqlglot knows it (types up to 64 Ki characters);
 - connect (Debezium, CDL): the semantic name, then the Connect type;
 - dts (DTS Avro): `<dataTypeNumber> <value branch>`, then the number, then the branch;
 - datahub, bson, dataworks: the name without parameters.
@@ -63,7 +63,14 @@ def _numbers(text: str) -> tuple[int | None, int | None]:
     return _int32(found.group(1)), _int32(found.group(2))
 
 
+# sqlglot reads a type of up to this many characters (a MySQL ENUM of a thousand values
+# fits); a longer text is no type a database reports, and reading it would take seconds
+SQLGLOT_MAX_CHARS = 65_536
+
+
 def _sqlglot_name(text: str, dialect: str) -> str | None:
+    if len(text) > SQLGLOT_MAX_CHARS:
+        return None
     from sqlglot import exp
 
     logging.getLogger("sqlglot").setLevel(logging.ERROR)

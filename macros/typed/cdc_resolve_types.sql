@@ -8,8 +8,8 @@
     spark_type of `decimal` takes the type's own precision and scale (else the seed's
     defaults); without a precision, or over 38 digits, the column stays text so that no
     digit is lost. A type no seed row knows becomes string and says so in type_note (and
-    in the warning of the test cdc_unknown_vendor_types). The relation must be small
-    (distinct types): the UDF runs once per row. -#}
+    in the warning of the test cdc_unknown_vendor_types). The UDF runs once per distinct
+    type. -#}
 {% macro cdc_resolve_types(relation) -%}
 with
 
@@ -26,44 +26,35 @@ keyed as (
 ),
 
 candidates as (
+    -- every lookup key of a type (a type without keys keeps one row with none)
     select
         keyed.type_system,
         keyed.vendor_type,
+        keyed.parts,
         candidate.pos,
         candidate.type_key
     from keyed
-    lateral view posexplode(parts.keys) candidate as pos, type_key
-),
-
-matched as (
-    select
-        candidates.type_system,
-        candidates.vendor_type,
-        candidates.type_key,
-        type_map.spark_type,
-        type_map.default_precision,
-        type_map.default_scale
-    from candidates
-    inner join {{ ref('cdc_type_map') }} as type_map
-        on candidates.type_key = lower(concat(type_map.type_system, ':', type_map.vendor_type))
-    qualify row_number() over (
-        partition by candidates.type_system, candidates.vendor_type order by candidates.pos
-    ) = 1
+    lateral view outer posexplode(keyed.parts.keys) candidate as pos, type_key
 ),
 
 resolved as (
+    -- the first key the seed has, else the type's first row
     select
-        keyed.type_system,
-        keyed.vendor_type,
-        matched.type_key,
-        coalesce(keyed.parts.is_null_value, false) as is_null_value,
+        candidates.type_system,
+        candidates.vendor_type,
+        case when type_map.spark_type is not null then candidates.type_key end as type_key,
+        coalesce(candidates.parts.is_null_value, false) as is_null_value,
         -- bigint: the UDF holds them to int32, and p - s must not overflow
-        cast(coalesce(keyed.parts.precision, matched.default_precision) as bigint) as type_precision,
-        cast(coalesce(keyed.parts.scale, matched.default_scale, 0) as bigint) as type_scale,
-        matched.spark_type as mapped_type
-    from keyed
-    left join matched
-        on keyed.type_system <=> matched.type_system and keyed.vendor_type <=> matched.vendor_type
+        cast(coalesce(candidates.parts.precision, type_map.default_precision) as bigint) as type_precision,
+        cast(coalesce(candidates.parts.scale, type_map.default_scale, 0) as bigint) as type_scale,
+        type_map.spark_type as mapped_type
+    from candidates
+    left join {{ ref('cdc_type_map') }} as type_map
+        on candidates.type_key = lower(concat(type_map.type_system, ':', type_map.vendor_type))
+    qualify row_number() over (
+        partition by candidates.type_system, candidates.vendor_type
+        order by type_map.spark_type is null, candidates.pos
+    ) = 1
 ),
 
 final as (
