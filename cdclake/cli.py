@@ -50,9 +50,10 @@ def _check_land(args: argparse.Namespace) -> None:
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
-    from cdclake.landing import land
+    from cdclake.landing import land, plan_landing
     from cdclake.runtime import get_session
 
+    plan_landing(args.files, topic=args.topic, declared_format=args.format)  # fails before Spark starts
     spark = get_session()
     started = time.monotonic()
     batch_id, landed = land(spark, args.files, topic=args.topic, declared_format=args.format)

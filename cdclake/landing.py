@@ -210,10 +210,7 @@ def _file_frame(spark: SparkSession, path: Path, shape: str, topic: str | None,
                 plain_offsets: dict[str, int]) -> DataFrame:
     _read_lines(spark, path).createOrReplaceTempView("lines")
     if shape == "plain":
-        if topic is None:
-            raise LandingError(
-                f"{path}: lines are plain messages, not Kafka records; give the topic with --topic"
-            )
+        assert topic is not None, "plan_landing lets plain files through only with a topic"
         first = plain_offsets.get(topic)
         if first is None:
             first = _next_plain_offset(spark, topic)
@@ -224,27 +221,38 @@ def _file_frame(spark: SparkSession, path: Path, shape: str, topic: str | None,
     return spark.sql(_json_shape_sql(value_key, ts_key), args={"topic": topic})
 
 
-def land(spark: SparkSession, files: list[str], topic: str | None = None,
-         declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
-    """Land `files` as one new landing batch; returns the batch id and per-file counts."""
+def plan_landing(files: list[str], topic: str | None = None,
+                 declared_format: str | None = None) -> list[tuple[Path, str]]:
+    """Each file with its shape, or a LandingError saying why the files cannot land as
+    asked: checked from the files alone, before a Spark session is started."""
     if declared_format is not None and declared_format not in KNOWN_FORMATS:
         raise LandingError(
             f"unknown format {declared_format!r}; known formats: {', '.join(KNOWN_FORMATS)}"
         )
-    paths = [Path(f).resolve() for f in files]
-    for path in paths:
+    shapes: list[tuple[Path, str]] = []
+    for path in (Path(f).resolve() for f in files):
         if not path.is_file():
             raise LandingError(f"{path}: no such file")
+        shape = detect_shape(path)
+        if shape == "plain" and topic is None:
+            raise LandingError(
+                f"{path}: lines are plain messages, not Kafka records; give the topic with --topic"
+            )
+        shapes.append((path, shape))
+    return shapes
+
+
+def land(spark: SparkSession, files: list[str], topic: str | None = None,
+         declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
+    """Land `files` as one new landing batch; returns the batch id and per-file counts."""
+    shapes = plan_landing(files, topic, declared_format)
     ensure_bronze(spark)
     batch_id = next_batch_id(spark)
     from pyspark.sql import functions as F
 
     frames = []
-    shapes: list[tuple[Path, str]] = []
     plain_offsets: dict[str, int] = {}
-    for path in paths:
-        shape = detect_shape(path)
-        shapes.append((path, shape))
+    for path, shape in shapes:
         if shape == "empty":
             continue
         frame = _file_frame(spark, path, shape, topic, plain_offsets)
