@@ -123,7 +123,7 @@ decoder_rows as (
     from (
         select *, case when reject_reason is not null then 'reject' else kind end as record_kind
         from checked
-    )
+    ) as kinded
 )
 
 select {{ cdc_decoded_row(left_out=[

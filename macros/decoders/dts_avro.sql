@@ -197,7 +197,8 @@ decoder_rows as (
         case when record_kind = 'change' and kind = 'change' then map_from_arrays(
             field_names,
             transform(fields, (f, i) -> concat_ws(' ',
-                cast(f.dataTypeNumber as string),
+                -- dataTypeNumber: the Avro field's own name
+                cast(f.dataTypeNumber as string),  -- noqa: CP02
                 coalesce(try_element_at(after_types, i + 1), try_element_at(before_types, i + 1))
             ))
         ) end as column_types,
