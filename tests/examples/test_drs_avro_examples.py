@@ -222,7 +222,7 @@ def test_canonical_text_of_each_avro_value(value, text):
 def test_raw_datum_takes_the_first_schema_that_consumes_every_byte():
     """An evolved datum with only string values reads under the reconstructed schema too,
     but leaves its trailing `sql` byte: the evolved schema is taken."""
-    record = message("INSERT", "shop.items", [("id", "int")], after=[typed("ColumnValue", "1")],
+    record = message("INSERT", "avro_shop.items", [("id", "int")], after=[typed("ColumnValue", "1")],
                      ts=datetime.fromtimestamp(T0 / 1000, UTC), sql=None)
     out = decoded(datum(record, EVOLVED), RECONSTRUCTED, EVOLVED)
     assert (out["framing"], out["schema"], out["after"]) == ("raw", EVOLVED.path, ["1"])
@@ -289,9 +289,9 @@ SINGLE_MESSAGES = [
     message("DELETE", '"HR"."LOG"', LOG, before=[None, "3"], seqno=114, ts=T0 + 13000),
 ]
 RAW_MESSAGES = [
-    (message("INSERT", "shop.items", [("id", "int"), ("name", "varchar")], after=["1", "raw reconstructed"],
+    (message("INSERT", "avro_shop.items", [("id", "int"), ("name", "varchar")], after=["1", "raw reconstructed"],
              seqno=201), RECONSTRUCTED),
-    (message("INSERT", "shop.items", [("id", "int"), ("name", "varchar")],
+    (message("INSERT", "avro_shop.items", [("id", "int"), ("name", "varchar")],
              after=[typed("LongValue", 2), typed("ColumnValue", "raw evolved")],
              seqno=202, ts=datetime.fromtimestamp(T0 / 1000, UTC), sql=None), EVOLVED),
 ]
@@ -457,8 +457,8 @@ def test_evolved_schema_typed_values_picked_by_fingerprint(built):
 def test_raw_datums_of_both_schemas(built):
     rows = changes(built.lake, RAW)
     assert [(r["op"], r["after"], r["table_id"]) for r in rows] == [
-        ("INSERT", {"id": "1", "name": "raw reconstructed"}, "shop.items"),
-        ("INSERT", {"id": "2", "name": "raw evolved"}, "shop.items"),
+        ("INSERT", {"id": "1", "name": "raw reconstructed"}, "avro_shop.items"),
+        ("INSERT", {"id": "2", "name": "raw evolved"}, "avro_shop.items"),
     ]
 
 

@@ -1,24 +1,36 @@
-"""gold.cdc_sync_status adds up, run after run, to what silver holds; `cdc status` prints it."""
+"""gold.cdc_sync_status adds up, run after run, to what silver holds (of the whole examples
+lake, tests/examples/conftest.py); `cdc status` prints it."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import synth
 from cdclake import cli
 
+if TYPE_CHECKING:
+    from cdclake.lake import Lake
+
 TOPIC = "status.canal"
+HEARTBEATS = "__debezium-heartbeat.status"
 
 # the figures of one (topic, table_id) computed straight from silver, for comparison
 FROM_SILVER = """
 with decoded as (
     select topic, table_id, record_kind, op, marker_kind, event_ts, capture_ts
     from silver.int_cdc__decoded where record_kind != 'half'
+    union all
+    -- update halves count once, as the UPDATE their pair became
+    select topic, table_id, 'change', op, null, event_ts, capture_ts
+    from silver.int_cdc__update_pairs
     union all
     select topic, null, 'duplicate', null, null, null, null
     from silver.stg_cdc__messages where is_duplicate
@@ -39,24 +51,21 @@ COLUMNS = ("changes", "inserts", "updates", "deletes", "truncates", "ddl_events"
            "rejects", "duplicates", "last_event_ts")
 
 
-def _status(lake) -> dict[tuple[str, str | None], dict]:
+def _status(lake: Lake) -> dict[tuple[str, str | None], dict]:
     return {(r["topic"], r["table_id"]): r for r in lake.rows("select * from gold.cdc_sync_status")}
 
 
-def _expected(lake) -> dict[tuple[str, str | None], dict]:
+def _expected(lake: Lake) -> dict[tuple[str, str | None], dict]:
     return {(r["topic"], r["table_id"]): r for r in lake.rows(FROM_SILVER)}
 
 
-def _assert_adds_up(lake) -> None:
-    status, expected = _status(lake), _expected(lake)
+def _assert_adds_up(status: dict[tuple[str, str | None], dict], expected: dict[tuple[str, str | None], dict]) -> None:
     assert set(status) == set(expected)
     for key, want in expected.items():
         assert {c: status[key][c] for c in COLUMNS} == {c: want[c] for c in COLUMNS}, key
 
 
-@pytest.fixture(scope="module")
-def batches(tmp_path_factory) -> list[Path]:
-    tmp = tmp_path_factory.mktemp("status")
+def batch_files(tmp: Path) -> list[Path]:
     stream = synth.generate("status", n_changes=120, seed=5)
     records = synth.redeliver(synth.render_canal_family(stream, "canal_json", topic=TOPIC), 0.1)
     paths = []
@@ -67,26 +76,47 @@ def batches(tmp_path_factory) -> list[Path]:
             out.write(json.dumps({"topic": TOPIC, "partition": 9, "offset": i, "timestamp": 0,
                                   "key": None, "value": f"{{not json {i}"}) + "\n")
         paths.append(path)
-    return paths
+    heartbeat = tmp / "heartbeat.jsonl"
+    heartbeat.write_text(json.dumps({"topic": HEARTBEATS, "partition": 0, "offset": 0, "timestamp": 0,
+                                     "key": '{"serverName": "status"}', "value": '{"ts_ms": 1700000000000}'})
+                         + "\n", encoding="utf-8")
+    return [*paths, heartbeat]
 
 
-def test_status_adds_up_to_silver_after_each_run(lake, batches):
-    lake.reset()
-    lake.land([batches[0]], declared_format="canal_json")
-    lake.build()
-    _assert_adds_up(lake)
-    first = _status(lake)
-    assert first[(TOPIC, None)]["rejects"] == 1
+@dataclass(frozen=True)
+class Runs:
+    lake: Lake
+    # after each build: (gold.cdc_sync_status, the same figures computed from silver)
+    after: list[tuple[dict[tuple[str, str | None], dict], dict[tuple[str, str | None], dict]]]
 
-    lake.land([batches[1]], declared_format="canal_json")
-    heartbeat = batches[1].parent / "heartbeat.jsonl"
-    heartbeat.write_text(json.dumps({"topic": "__debezium-heartbeat.status", "partition": 0, "offset": 0,
-                                     "timestamp": 0, "key": '{"serverName": "status"}',
-                                     "value": '{"ts_ms": 1700000000000}'}) + "\n", encoding="utf-8")
+
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """Half the stream, then the other half with a heartbeat, then a build that brings
+    this module nothing new (tests/examples/conftest.py)."""
+    first, second, heartbeat = batch_files(tmp)
+    after = []
+    lake.land([first], declared_format="canal_json")
+    yield
+    after.append((_status(lake), _expected(lake)))
+    lake.land([second], declared_format="canal_json")
     lake.land([heartbeat])
-    lake.build()
-    _assert_adds_up(lake)
-    status = _status(lake)
+    yield
+    after.append((_status(lake), _expected(lake)))
+    yield
+    after.append((_status(lake), _expected(lake)))
+    return Runs(lake, after)
+
+
+@pytest.fixture(scope="module")
+def runs(examples) -> Runs:
+    return examples[__name__]
+
+
+def test_status_adds_up_to_silver_after_each_run(runs):
+    for status, expected in runs.after:
+        _assert_adds_up(status, expected)
+    first, status = runs.after[0][0], runs.after[1][0]
+    assert first[(TOPIC, None)]["rejects"] == 1
     assert status[(TOPIC, None)]["rejects"] == 2
     assert status[(TOPIC, None)]["duplicates"] > 0
     orders = status[(TOPIC, "status.orders")]
@@ -94,29 +124,33 @@ def test_status_adds_up_to_silver_after_each_run(lake, batches):
     # Canal's `ts` (capture) is 250 ms after `es` (source change) in the generated stream
     assert float(orders["last_change_lag_seconds"]) == pytest.approx(0.25, abs=0.001)
     assert orders["last_heartbeat_ts"] is None and orders["heartbeat_lag_seconds"] is None
-    # a Debezium heartbeat: the time it carries, and its age at build time
-    beat = status[("__debezium-heartbeat.status", None)]
+
+
+def test_a_heartbeat_gives_its_time_and_its_age_at_build_time(runs):
+    beat = runs.after[1][0][(HEARTBEATS, None)]
     assert beat["heartbeats"] == 1 and beat["changes"] == 0
-    [beat] = lake.rows("""
+    [beat] = runs.lake.rows("""
         select cast(last_heartbeat_ts as string) as heartbeat_utc, heartbeat_lag_seconds,
             (unix_micros(built_at) - unix_micros(last_heartbeat_ts)) / 1e6 as age
-        from gold.cdc_sync_status where topic = '__debezium-heartbeat.status'""")
+        from gold.cdc_sync_status where topic = :t""", t=HEARTBEATS)
     assert beat["heartbeat_utc"] == "2023-11-14 22:13:20"  # ts_ms 1700000000000, session time zone UTC
     assert float(beat["heartbeat_lag_seconds"]) == pytest.approx(beat["age"], abs=0.01)
 
-    # a run with nothing new leaves the figures as they are
-    lake.build()
-    again = _status(lake)
-    assert {k: {c: v[c] for c in COLUMNS} for k, v in again.items()} == \
-        {k: {c: v[c] for c in COLUMNS} for k, v in status.items()}
+
+def test_a_run_with_nothing_new_for_a_topic_leaves_its_figures(runs):
+    (status, _), (again, _) = runs.after[1], runs.after[2]
+    mine = [key for key in status if key[0] in (TOPIC, HEARTBEATS)]
+    assert mine
+    assert {k: {c: again[k][c] for c in COLUMNS} for k in mine} == {k: {c: status[k][c] for c in COLUMNS}
+                                                                    for k in mine}
 
 
-def test_cdc_status_prints_the_table(lake, batches):
+def test_cdc_status_prints_the_table(runs):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert cli.main(["status", "--json"]) == 0
     printed = json.loads(out.getvalue())
-    assert {(r["topic"], r["table_id"]) for r in printed} == set(_status(lake))
+    assert {(r["topic"], r["table_id"]) for r in printed} == set(_status(runs.lake))
     assert {"changes", "inserts", "rejects", "lag_s", "last_heartbeat_ts", "heartbeat_lag_s"} <= set(printed[0])
 
     out = io.StringIO()

@@ -12,6 +12,7 @@ import csv
 import datetime as dt
 import json
 import random
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -158,20 +159,19 @@ def bag_records() -> list[str]:
          "mysqlType": {"tag": "varchar(8)", "n": "int(11)"}})}) for i, (kind, data) in enumerate(BAG)]
 
 
-@pytest.fixture(scope="module")
-def typed_lake(lake, tmp_path_factory):
-    tmp: Path = tmp_path_factory.mktemp("typed")
-    lake.reset()
+def land_examples(lake, tmp: Path) -> Iterator[None]:
+    """Two batches, the first ending right after the ADD COLUMN (tests/examples/conftest.py)."""
     messages = stream()
     cut = next(i for i, m in enumerate(messages) if m["sql"] == DDL_ADD) + 1
     batches = [messages[:cut], messages[cut:]]
+    after_first: dict[str, Any] = {}
     for n, batch in enumerate(batches):
         path = tmp / f"batch{n}.jsonl"
         path.write_text("\n".join([json.dumps({"topic": TOPIC, "partition": 0, "offset": i + (cut if n else 0),
                                                "value": json.dumps(m)}) for i, m in enumerate(batch)]
                                    + (bag_records() if n else [])))
         lake.land([path], declared_format="canal_json")
-        lake.build()
+        yield
         if n == 0:
             after_first = {
                 "columns": lake.rows(f"""select column_name, table_type, column_position from silver.cdc_table_columns
@@ -180,6 +180,11 @@ def typed_lake(lake, tmp_path_factory):
                 "typed": lake.rows(lake.compile_inline(f"{{{{ cdc_table('{TABLE}') }}}}")),
             }
     return lake, messages, after_first
+
+
+@pytest.fixture(scope="module")
+def typed_lake(examples):
+    return examples[__name__]
 
 
 def test_a_column_added_by_ddl_appears_before_any_message_carries_it(typed_lake):
@@ -279,7 +284,7 @@ def test_unparseable_ddl_is_kept_with_a_reason(typed_lake):
     assert ddl == [{"n": 4}]
 
 
-VENDOR_TYPES = Path(__file__).resolve().parent / "data" / "vendor_types.csv"
+VENDOR_TYPES = Path(__file__).resolve().parents[1] / "data" / "vendor_types.csv"
 
 
 def test_every_vendor_type_of_the_documents_maps_to_the_expected_spark_type(typed_lake):
