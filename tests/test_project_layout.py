@@ -55,9 +55,15 @@ def test_format_ids_are_one_list():
     [accepted] = [t["accepted_values"]["arguments"]["values"] for t in format_column["data_tests"]
                   if isinstance(t, dict) and "accepted_values" in t]
     readme = set(re.findall(r"^\| `(\w+)` \|", (ROOT / "README.md").read_text(), re.M))
-    assert decoders == known
-    assert staging - {"messages"} == known
-    assert docs == known
-    assert set(project["vars"]["cdc_decoded_formats"]) == known
-    assert set(accepted) == known
-    assert readme == known
+    lists = {
+        "macros/decoders/<id>.sql": decoders,
+        "models/silver/staging/stg_cdc__<id>.sql": staging - {"messages"},
+        "docs block fmt_<id> in models/silver/_silver__docs.md": docs,
+        "var cdc_decoded_formats in dbt_project.yml": set(project["vars"]["cdc_decoded_formats"]),
+        "accepted values of topic_formats.format_id in seeds/_seeds.yml": set(accepted),
+        "the format table of README.md": readme,
+    }
+    # each list that differs, with the ids it lacks and the ids it has beyond KNOWN_FORMATS
+    differing = {name: {"lacks": sorted(known - ids), "beyond": sorted(ids - known)}
+                 for name, ids in lists.items() if ids != known}
+    assert differing == {}
