@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,10 @@ os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or tempfile.mkdtemp(pre
 # dbt's compiled files and logs beside the state, so test runs don't share target/ and logs/
 os.environ["DBT_TARGET_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-target")
 os.environ["DBT_LOG_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-logs")
+
+# tests/examples' modules hold vendor messages other tests (test_udf_fuzz) reuse: importable
+# whatever the order pytest collects in
+sys.path.insert(0, str(Path(__file__).resolve().parent / "examples"))
 
 # Copies of ../shared/vectors (real vendor and peer-project samples; see SOURCES.md there).
 VECTORS = Path(__file__).resolve().parent / "vectors"
