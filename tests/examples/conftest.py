@@ -3,13 +3,12 @@
 A module takes part by defining `land_examples(lake, tmp)`, a generator: it lands its
 first batch and `yield`s, which lets the lake build; after the build it may read what the
 build left, land its next batch and `yield` again; what it finally returns is its result,
-which its tests get from the `examples` fixture (`examples[__name__]`). The lake it is given
-notes its landing batches (test_examples_lake checks that no two modules share a topic or
-a table). The modules are
-driven in step, so build n holds batch n of every module: a whole DAG build on small
-data costs little more for every module's messages than for one module's. dbt vars a module's
-data needs go in its `EXAMPLE_VARS` and hold for every build. The data tests of the
-project run once, over the lake the last build left.
+which its tests get as the fixture `built`. The lake it is given notes its landing
+batches (test_examples_lake checks that no two modules share a topic or a table). The
+modules are driven in step, so build n holds batch n of every module: a whole DAG build
+on small data costs little more for every module's messages than for one module's. dbt
+vars a module's data needs go in its `EXAMPLE_VARS` and hold for every build. The data
+tests of the project run once, over the lake the last build left.
 
 Modules keep to their own topics, databases and tables, and every query of theirs names
 them: the lake is shared. It is built once per test run, when the first test of this
@@ -107,3 +106,9 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
         # the data tests (accounting, keys, accepted values) once, over the final lake
         lake.build(*build_args, "--select", "resource_type:test")
     return built
+
+
+@pytest.fixture(scope="module")
+def built(examples: ExamplesLake, request: pytest.FixtureRequest) -> Any:
+    """What the requesting module's land_examples returned."""
+    return examples[request.module.__name__]

@@ -27,8 +27,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 if TYPE_CHECKING:
     from cdclake.lake import Lake
 
@@ -295,11 +293,6 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
                 if checkpoint["after_file"] == number:
                     states[name][number] = paimon_state(lake, paimon_topic(name), checkpoint["columns"])
     return Built(lake, states)
-
-
-@pytest.fixture(scope="module")
-def built(examples) -> Built:
-    return examples[__name__]
 
 
 # ---------------------------------------------------------------------------- silver: Canal FlatMessage

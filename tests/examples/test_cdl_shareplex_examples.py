@@ -344,19 +344,14 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     return lake
 
 
-@pytest.fixture(scope="module")
-def lake_built(examples) -> Lake:
-    return examples[__name__]
-
-
 # ---------------------------------------------------------------------------- cdl_json
 
 
-def test_cdl_vendor_example_insert(lake_built):
+def test_cdl_vendor_example_insert(built):
     """The document's CDL JSON 1.0 INSERT: detected by shape; SEG_OWNER/TABLE_NAME name the
     table (no database); `unique` gives the key; lsn then txId order it; TIMESTAMP
     1707047996013 ms is 2024-02-04T11:59:56.013Z; JSON nulls stay null values."""
-    assert changes(lake_built, CDL_DOC) == [{
+    assert changes(built, CDL_DOC) == [{
         "vendor_format": "cdl_json", "format_source": "shape", "kafka_partition": 0, "kafka_offset": 0,
         "op": "INSERT", "vendor_op": "INSERT", "source_db": None, "source_schema": "public",
         "source_table": "ct_pg2hudi", "table_id": "public.ct_pg2hudi", "pk_columns": ["id"], "row_key": key("34"),
@@ -365,81 +360,81 @@ def test_cdl_vendor_example_insert(lake_built):
         "before_is_partial": False, "after_is_partial": False, "tx_id": "57227595",
         "event_ts": "2024-02-04T11:59:56.013Z", "capture_ts": None, "sort_key": ["163955221008", "57227595"],
     }]
-    (types,) = lake_built.rows("select column_types from silver.cdc_changes where topic = :t", t=CDL_DOC)
+    (types,) = built.rows("select column_types from silver.cdc_changes where topic = :t", t=CDL_DOC)
     assert types["column_types"] == {"count1": "int64", "id": "int32", "time1": f"int64 {TS}",
                                      "decimalNum": f"string {CDL_DECIMAL}"}
 
 
-def test_cdl_connect_types_to_canonical_text(lake_built):
+def test_cdl_connect_types_to_canonical_text(built):
     """Values typed by the schema section: Timestamp ms -> ISO-8601 UTC, Date days ->
     yyyy-MM-dd, Time ms -> HH:mm:ss[.fff], Connect Decimal bytes (0x01E240 scale 2, 0xFB
     scale 3) -> 1234.56 / -0.005 and a 27-byte DECIMAL(65,30) exactly, CDL Decimal text
     exactly, float 1.2510357E7 -> 12510357, bytes base64 as given, boolean, unicode, nested
     struct as compact JSON, int64 max."""
-    (row,) = [r for r in changes(lake_built, CDL_HAND) if r["table_id"] == "public.typed"]
+    (row,) = [r for r in changes(built, CDL_HAND) if r["table_id"] == "public.typed"]
     assert row["after"] == TYPED_AFTER
     assert (row["sort_key"], row["tx_id"], row["row_key"]) == (["163955221100", "57227600"], "57227600", key("1"))
 
 
-def test_cdl_lob_update_delete_by_key_and_key_order(lake_built):
+def test_cdl_lob_update_delete_by_key_and_key_order(built):
     """An UPDATE that omits the LOB column `body` has a partial after image and gold keeps
     the stored body; a DELETE without `before` takes its before image from `unique`
     (partial) and removes the row; a composite key keeps the order of the `unique` struct."""
-    rows = {(r["table_id"], r["kafka_offset"]): r for r in changes(lake_built, CDL_HAND)}
+    rows = {(r["table_id"], r["kafka_offset"]): r for r in changes(built, CDL_HAND)}
     update = rows[("public.docs", 2)]
     assert (update["op"], update["before"], update["after"], update["after_is_partial"]) == (
         "UPDATE", {"id": "1", "title": "a", "body": "long text"}, {"id": "1", "title": "b"}, True)
     delete = rows[("public.docs", 4)]
     assert (delete["op"], delete["before"], delete["before_is_partial"], delete["row_key"]) == (
         "DELETE", {"id": "2"}, True, key("2"))
-    assert gold_rows(lake_built, "public.docs") == [{"id": "1", "title": "b", "body": "long text"}]
+    assert gold_rows(built, "public.docs") == [{"id": "1", "title": "b", "body": "long text"}]
     line = rows[("public.lines", 5)]
     assert (line["pk_columns"], line["row_key"]) == (["z_order", "a_line"], key("10", "2"))
 
 
-def test_cdl_oracle_scn_and_timestamp_ordering(lake_built):
+def test_cdl_oracle_scn_and_timestamp_ordering(built):
     """An Oracle source's `scn` property orders its changes (no txId: no tx_id); without
     transaction properties TIMESTAMP is the sort key."""
-    emp = [r for r in changes(lake_built, CDL_HAND) if r["table_id"] == "scott.emp"]
+    emp = [r for r in changes(built, CDL_HAND) if r["table_id"] == "scott.emp"]
     assert [(r["sort_key"], r["tx_id"], r["row_key"]) for r in emp] == [
         (["14589063118712"], None, key("7369")), (["1707047996999"], None, key("7499"))]
 
 
-def test_cdl_heartbeat_table_rows_are_markers(lake_built):
+def test_cdl_heartbeat_table_rows_are_markers(built):
     """Rows of CDC_CDL.CDC_HEARTBEAT are HEARTBEAT markers (not changes); the other
     messages carry a HEARTBEAT_IDENTIFIER too and stay changes."""
-    markers = lake_built.rows(
+    markers = built.rows(
         "select topic, marker_kind, table_id, detail from silver.cdc_heartbeats where topic = :t", t=CDL_HAND)
     assert markers == [{"topic": CDL_HAND, "marker_kind": "HEARTBEAT", "table_id": "cdc_cdl.cdc_heartbeat",
                         "detail": '279fb050-0143-45c1-b184-50bc48c2461c '
                                   '{"CDL_JOB_ID":"7","CDL_LAST_HEARTBEAT":"2024-02-04T11:59:56.013Z"}'}]
-    assert len(changes(lake_built, CDL_HAND)) == len(CDL_HAND_MESSAGES) - 1
+    assert len(changes(built, CDL_HAND)) == len(CDL_HAND_MESSAGES) - 1
 
 
-def test_cdl_malformed_messages_are_rejects(lake_built):
-    assert rejects(lake_built, CDL_BAD) == [(i, "decode", reason) for i, (_, reason) in enumerate(CDL_BAD_MESSAGES)]
+def test_cdl_malformed_messages_are_rejects(built):
+    assert rejects(built, CDL_BAD) == [(i, "decode", reason) for i, (_, reason) in enumerate(CDL_BAD_MESSAGES)]
 
 
-def test_cdl_generated_stream_folds_like_python(lake_built, streams):
+def test_cdl_generated_stream_folds_like_python(built, streams):
     """A generated stream (its TRUNCATE dropped: CDL has no such operation) in CDL JSON,
     with LOB-partial updates and heartbeat rows, folds to synth.fold exactly."""
     expected = {(t, k): v for (t, k), v in synth.fold(streams["cdl_json"]).items()}
-    actual = {(r["table_id"], r["row_key"]): (r["row"], r["row_count"]) for r in lake_built.rows(
+    actual = {(r["table_id"], r["row_key"]): (r["row"], r["row_count"]) for r in built.rows(
         "select table_id, row_key, row, row_count from gold.cdc_current_rows where table_id like 'gen_cdl.%'")}
     assert sorted(set(expected) ^ set(actual))[:5] == []
     assert [(k, expected[k], actual[k]) for k in expected if expected[k] != actual[k]][:3] == []
-    (n,) = lake_built.rows("select count(*) as n from silver.cdc_heartbeats where topic = :t", t=GEN_CDL)
+    (n,) = built.rows("select count(*) as n from silver.cdc_heartbeats where topic = :t", t=GEN_CDL)
     assert n["n"] > 0
-    assert rejects(lake_built, GEN_CDL) == []
+    assert rejects(built, GEN_CDL) == []
 
 
 # ---------------------------------------------------------------------------- shareplex_json
 
 
-def test_shareplex_vendor_examples_as_given(lake_built):
+def test_shareplex_vendor_examples_as_given(built):
     """The document's three examples: the INSERT (full meta) decodes, ROWID as key; its
     UPDATE elides meta (no rowid) and its DELETE has no meta.table: rejects with reasons."""
-    assert changes(lake_built, SP_DOC) == [{
+    assert changes(built, SP_DOC) == [{
         "vendor_format": "shareplex_json", "format_source": "shape", "kafka_partition": 0, "kafka_offset": 0,
         "op": "INSERT", "vendor_op": "ins", "source_db": None, "source_schema": "CL_BIZ1",
         "source_table": "MIO_LOG", "table_id": "cl_biz1.mio_log", "pk_columns": ["ROWID"],
@@ -449,15 +444,15 @@ def test_shareplex_vendor_examples_as_given(lake_built):
         "event_ts": "2017-06-16T14:24:34.000Z", "capture_ts": "2017-06-16T14:33:52.000Z",
         "sort_key": ["14589063118712", "7", "0", "411499", "1"],
     }]
-    assert rejects(lake_built, SP_DOC) == [
+    assert rejects(built, SP_DOC) == [
         (1, "decode", "meta.rowid is missing: Shareplex Json names no key, the ROWID identifies the row"),
         (2, "decode", "meta.table is missing or empty")]
 
 
-def test_shareplex_vendor_update_and_delete_completed(lake_built):
+def test_shareplex_vendor_update_and_delete_completed(built):
     """The document's UPDATE and DELETE with their elided meta filled in: before = key,
     after = key overlaid with data (CNTR_NO new value), both partial; DELETE before = data."""
-    upd, dele = changes(lake_built, SP_DOC_COMPLETED)
+    upd, dele = changes(built, SP_DOC_COMPLETED)
     before = {"MIO_LOG_ID": "32537893", "PLNMIO_REC_ID": "31557806", "POL_CODE": None, "CNTR_TYPE": None,
               "CNTR_NO": "1171201606syui26", "ROWID": "AAATGpAAIAAItcIAAB"}
     assert (upd["op"], upd["before"], upd["after"], upd["before_is_partial"], upd["after_is_partial"]) == (
@@ -469,60 +464,60 @@ def test_shareplex_vendor_update_and_delete_completed(lake_built):
         "ROWID": "AAATGpAAIAAItcIAAC"})
 
 
-def test_shareplex_partial_updates_merge_in_scn_order(lake_built):
+def test_shareplex_partial_updates_merge_in_scn_order(built):
     """R1 is updated on NAME, then CITY twice: gold keeps both columns' changes, and the
     CITY changes apply in SCN order (Bergen, SCN 400) although Kafka order would end with
     Rome. R2 is updated, then deleted: gone. R3 (op spelled INSERT) keeps its values as
     given (1.0E-5 is text: no column types are sent). R4's UPDATE BEFORE/AFTER halves pair
     into one UPDATE."""
-    assert gold_rows(lake_built, "app.accounts") == sorted([
+    assert gold_rows(built, "app.accounts") == sorted([
         {"ID": "1", "NAME": "anne", "CITY": "Bergen", "BAL": "10.50", "ROWID": R1},
         {"ID": "3", "NAME": "华为云 🚀", "CITY": None, "BAL": "1.0E-5", "ROWID": R3},
         {"ID": "4", "NAME": "dan", "CITY": "Quito", "BAL": "1", "ROWID": R4},
     ], key=lambda r: json.dumps(r, sort_keys=True))
-    (pair,) = [r for r in changes(lake_built, SP_HAND) if r["vendor_op"] == "UPDATE BEFORE+UPDATE AFTER"]
+    (pair,) = [r for r in changes(built, SP_HAND) if r["vendor_op"] == "UPDATE BEFORE+UPDATE AFTER"]
     assert (pair["op"], pair["before"], pair["after"], pair["tx_id"]) == (
         "UPDATE", {"ID": "4", "CITY": "Lima", "ROWID": R4}, {"ID": "4", "CITY": "Quito", "ROWID": R4}, "3.3.3")
 
 
-def test_shareplex_truncate_and_drop_column(lake_built):
+def test_shareplex_truncate_and_drop_column(built):
     """TRUNCATE empties APP.LOG up to its SCN (the later insert stays); DROP COLUMN is a
     DDL event whose statement names the column the message names."""
-    assert gold_rows(lake_built, "app.log") == [{"MSG": "after truncate", "ROWID": L2}]
-    (ddl,) = lake_built.rows(
+    assert gold_rows(built, "app.log") == [{"MSG": "after truncate", "ROWID": L2}]
+    (ddl,) = built.rows(
         "select vendor_op, table_id, ddl_text, ddl_dialect, ddl_action from silver.cdc_ddl_events where topic = :t",
         t=SP_HAND)
     assert ddl == {"vendor_op": "DROP COLUMN", "table_id": "app.accounts",
                    "ddl_text": 'ALTER TABLE "APP"."ACCOUNTS" DROP COLUMN "OLD_COL"', "ddl_dialect": "oracle",
                    "ddl_action": "ALTER"}
-    assert rejects(lake_built, SP_HAND) == []
+    assert rejects(built, SP_HAND) == []
 
 
-def test_shareplex_malformed_messages_are_rejects(lake_built):
-    assert rejects(lake_built, SP_BAD) == [(i, "decode", reason) for i, (_, reason) in enumerate(SP_BAD_MESSAGES)]
+def test_shareplex_malformed_messages_are_rejects(built):
+    assert rejects(built, SP_BAD) == [(i, "decode", reason) for i, (_, reason) in enumerate(SP_BAD_MESSAGES)]
 
 
-def test_shareplex_generated_stream_folds_like_python(lake_built, streams):
+def test_shareplex_generated_stream_folds_like_python(built, streams):
     """A generated stream in Shareplex Json folds to synth.fold, compared per table as the
     multiset of rows: gold is keyed by ROWID (a key change is an update of the same ROWID,
     each copy of an unkeyed row has its own ROWID), so row_key and row_count differ from
     the fold's by construction while the table contents must be equal."""
     fold = synth.fold(streams["shareplex_json"])
     expected = rows_as_multisets([(t, row, count) for (t, _), (row, count) in fold.items()])
-    actual = rows_as_multisets([(r["table_id"], r["row"], r["row_count"]) for r in lake_built.rows(
+    actual = rows_as_multisets([(r["table_id"], r["row"], r["row_count"]) for r in built.rows(
         "select table_id, row, row_count from gold.cdc_current_rows where table_id like 'gen_sp.%'")], drop="ROWID")
     assert set(actual) == set(expected)
     for table_id in expected:
         assert actual[table_id] == expected[table_id], table_id
-    assert rejects(lake_built, GEN_SP) == []
+    assert rejects(built, GEN_SP) == []
 
 
-def test_every_message_is_accounted_for(lake_built):
+def test_every_message_is_accounted_for(built):
     """Nothing is lost: per topic, bronze records = changes + markers + DDL + rejects + halves."""
-    counts = lake_built.rows(
+    counts = built.rows(
         """select topic, count(*) as n from bronze.kafka_messages
            where array_contains(:topics, topic) group by topic order by topic""", topics=TOPICS)
-    placed = {r["topic"]: r["n"] for r in lake_built.rows(
+    placed = {r["topic"]: r["n"] for r in built.rows(
         """select topic, count(distinct message_id) as n from silver.int_cdc__decoded
            where array_contains(:topics, topic) group by topic""", topics=TOPICS)}
     assert {r["topic"]: r["n"] for r in counts} == placed

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
-
 import synth
 from renderers import datahub_tuple as renderer
 
@@ -249,11 +247,6 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     land(lake, tmp / "synth-2.jsonl", rendered[cut:])
     yield
     return Built(lake, first, stream)
-
-
-@pytest.fixture(scope="module")
-def built(examples) -> Built:
-    return examples[__name__]
 
 
 # ---------------------------------------------------------------------------- the vendor document

@@ -259,11 +259,6 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     return Built(lake, first, stream)
 
 
-@pytest.fixture(scope="module")
-def built(examples) -> Built:
-    return examples[__name__]
-
-
 # ---------------------------------------------------------------------------- the ddlMeta UDF (pure Python)
 
 

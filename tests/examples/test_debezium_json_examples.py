@@ -246,11 +246,6 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     return Built(lake, stream, stream_schemas)
 
 
-@pytest.fixture(scope="module")
-def built(examples) -> Built:
-    return examples[__name__]
-
-
 def changes(lake: Lake, topic: str) -> list[dict[str, Any]]:
     return lake.rows(
         """select kafka_offset, op, vendor_op, table_id, pk_columns, row_key, before_row_key, before, after,

@@ -355,11 +355,6 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     return Built(lake, stream)
 
 
-@pytest.fixture(scope="module")
-def built(examples) -> Built:
-    return examples[__name__]
-
-
 def changes(lake: Lake, topic: str) -> list[Row]:
     return lake.rows(
         """select kafka_offset, op, vendor_op, source_db, source_schema, source_table, table_id, pk_columns,

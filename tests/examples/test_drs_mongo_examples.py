@@ -245,11 +245,6 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     return lake
 
 
-@pytest.fixture(scope="module")
-def lake_built(examples) -> Lake:
-    return examples[__name__]
-
-
 def decoded(decoders: Decoders, values: list[str]) -> list[Row]:
     """The rows decode_drs_mongo_json gives for these message values (no build), times as
     ISO-8601 text and sort keys as text, like `changes`."""
@@ -297,13 +292,13 @@ def test_vendor_examples_decode_as_documented(decoders, vectors):
     assert rows[0]["capture_ts"] == "2023-05-17T09:18:31.576Z"
 
 
-def test_vendor_examples_fold_to_the_documents_they_imply(lake_built):
-    history = lake_built.rows(
+def test_vendor_examples_fold_to_the_documents_they_imply(built):
+    history = built.rows(
         """select row, op, is_deleted from gold.cdc_row_history where table_id = 'ljx.ljx'
            order by sort_key""")
     tags = '["mongodb","database","NoSQL"]'
     # landed without a format: routed by shape
-    assert lake_built.rows("select distinct format_source from silver.stg_cdc__messages where topic = :t",
+    assert built.rows("select distinct format_source from silver.stg_cdc__messages where topic = :t",
                            t=DOC) == [{"format_source": "shape"}]
     assert [(h["op"], h["is_deleted"], h["row"]) for h in history] == [
         ("INSERT", False, {"_id": OID, "c1": "baz", "tags": tags}),
@@ -312,7 +307,7 @@ def test_vendor_examples_fold_to_the_documents_they_imply(lake_built):
         ("UPDATE", False, {"_id": OID, "column1": "aaa"}),            # $unset c1 removes the field
         ("DELETE", True, {"_id": OID, "column1": "aaa"}),
     ]
-    assert gold_rows(lake_built, "ljx.ljx") == {}
+    assert gold_rows(built, "ljx.ljx") == {}
 
 
 def test_every_shell_type_becomes_canonical_text(decoders):
@@ -323,7 +318,7 @@ def test_every_shell_type_becomes_canonical_text(decoders):
     assert row["column_types"]["nested"] == "object" and row["column_types"]["bin"] == "binData"
 
 
-def test_patches_equal_applying_them_in_python(lake_built, patched):
+def test_patches_equal_applying_them_in_python(built, patched):
     doc, patches = patched
     expected_after_first = reference_patch(doc, {})
     for ops in patches[:30]:  # ids 2..31 landed before the first build
@@ -333,19 +328,19 @@ def test_patches_equal_applying_them_in_python(lake_built, patched):
         final = reference_patch(final, ops)
     as_row = lambda d: {k: mongo.canonical(v) for k, v in d.items()}  # noqa: E731
     assert FIRST_BUILD["patched"] == {key(OID): as_row(expected_after_first)}
-    assert gold_rows(lake_built, "d.docs") == {key(OID): as_row(final)}
+    assert gold_rows(built, "d.docs") == {key(OID): as_row(final)}
     # the sequence used every kind of step
     steps = {(op, "." in path) for ops in patches for op, spec in ops.items() for path in spec}
     assert {("$set", False), ("$set", True), ("$unset", False), ("$unset", True), ("$inc", False)} <= steps
 
 
-def test_patch_of_an_unknown_document_is_documented_behaviour(lake_built):
+def test_patch_of_an_unknown_document_is_documented_behaviour(built):
     # no insert of _id 77 was ever seen: the document starts from _id and the patch
-    assert gold_rows(lake_built, "d.orphans") == {key("77"): {"_id": "77", "a": '{"b":1}', "c": "x"}}
+    assert gold_rows(built, "d.orphans") == {key("77"): {"_id": "77", "a": '{"b":1}', "c": "x"}}
 
 
-def test_ddl_commands_are_ddl_events(lake_built):
-    rows = lake_built.rows(
+def test_ddl_commands_are_ddl_events(built):
+    rows = built.rows(
         """select ddl_text, ddl_dialect, ddl_action, ddl_object_kind, ddl_table_name, ddl_renamed_to, table_id
            from silver.cdc_ddl_events where topic = :t order by kafka_offset""", t=DDL)
     assert [(r["ddl_action"], r["ddl_object_kind"], r["ddl_table_name"], r["ddl_renamed_to"]) for r in rows] == [
@@ -362,22 +357,22 @@ def test_bad_messages_are_rejects_with_reasons(decoders):
 
 
 @pytest.mark.parametrize("topic", [GEN_ORDER, GEN_DISORDER])
-def test_generated_streams_fold_like_python(lake_built, generated, topic):
+def test_generated_streams_fold_like_python(built, generated, topic):
     db = topic.replace("gen.mongo.", "gen_").replace("inorder", "order")
     expected = mongo.fold(db, generated[topic])
-    actual = {(r["table_id"], r["row_key"]): r["row"] for r in lake_built.rows(
+    actual = {(r["table_id"], r["row_key"]): r["row"] for r in built.rows(
         "select table_id, row_key, row from gold.cdc_current_rows where table_id like :p", p=f"{db}.%")}
     assert len(expected) > 150
     assert actual == expected
-    assert lake_built.rows("select count(*) as n from silver.cdc_rejects where topic = :t", t=topic)[0]["n"] == 0
+    assert built.rows("select count(*) as n from silver.cdc_rejects where topic = :t", t=topic)[0]["n"] == 0
 
 
-def test_every_message_is_accounted_for(lake_built):
+def test_every_message_is_accounted_for(built):
     """Each distinct message (re-deliveries are duplicates) is decoded into exactly one place."""
-    bronze = {r["topic"]: r["n"] for r in lake_built.rows(
+    bronze = {r["topic"]: r["n"] for r in built.rows(
         "select topic, count(distinct named_struct('k', message_key, 'v', message_value)) as n "
         "from bronze.kafka_messages where array_contains(:topics, topic) group by topic", topics=TOPICS)}
-    placed = {r["topic"]: r["n"] for r in lake_built.rows(
+    placed = {r["topic"]: r["n"] for r in built.rows(
         "select topic, count(distinct message_id) as n from silver.int_cdc__decoded "
         "where array_contains(:topics, topic) group by topic", topics=TOPICS)}
     assert bronze == placed

@@ -313,11 +313,6 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     return lake
 
 
-@pytest.fixture(scope="module")
-def built(examples) -> Lake:
-    return examples[__name__]
-
-
 def changes(lake: Lake, suffix: str) -> list[dict[str, Any]]:
     return lake.rows(
         """select kafka_offset, op, vendor_op, source_db, source_schema, source_table, table_id, pk_columns,

@@ -6,8 +6,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 TYPES = {"id": "int", "v": "varchar(8)"}
 
 
@@ -69,25 +67,20 @@ def land_examples(lake, tmp: Path) -> Iterator[None]:
     return lake
 
 
-@pytest.fixture(scope="module")
-def gold(examples):
-    return examples[__name__]
-
-
 def current(lake, table: str) -> dict[str, tuple[dict, int]]:
     return {r["row_key"]: (r["row"], r["row_count"]) for r in lake.rows(
         "select row_key, row, row_count from gold.cdc_current_rows where table_id = :t", t=table)}
 
 
-def test_key_change_moves_the_row_and_late_changes_fold_in_order(gold):
-    assert current(gold, "g.keyed") == {
+def test_key_change_moves_the_row_and_late_changes_fold_in_order(built):
+    assert current(built, "g.keyed") == {
         '["3"]': ({"id": "3", "v": "a"}, 1),
         '["2"]': ({"id": "2", "v": "d"}, 1),
     }
 
 
-def test_history_is_scd2(gold):
-    rows = gold.rows("""select row_key, op, row['v'] as v, is_current, is_deleted,
+def test_history_is_scd2(built):
+    rows = built.rows("""select row_key, op, row['v'] as v, is_current, is_deleted,
                                valid_to is null as open_ended
                         from gold.cdc_row_history where table_id = 'g.keyed' order by row_key, valid_from""")
     assert rows == [
@@ -101,28 +94,28 @@ def test_history_is_scd2(gold):
     ]
 
 
-def test_table_without_key_is_a_multiset(gold):
-    assert current(gold, "g.bag") == {
+def test_table_without_key_is_a_multiset(built):
+    assert current(built, "g.bag") == {
         '{"id":"7","v":"x"}': ({"id": "7", "v": "x"}, 1),
         '{"id":"8","v":"y"}': ({"id": "8", "v": "y"}, 1),
     }
 
 
-def test_truncate_empties_the_table_up_to_that_point(gold):
-    assert current(gold, "g.trunc") == {'["3"]': ({"id": "3", "v": "c"}, 1)}
-    closed = gold.rows("select row_key from gold.cdc_row_history where table_id = 'g.trunc' "
+def test_truncate_empties_the_table_up_to_that_point(built):
+    assert current(built, "g.trunc") == {'["3"]': ({"id": "3", "v": "c"}, 1)}
+    closed = built.rows("select row_key from gold.cdc_row_history where table_id = 'g.trunc' "
                        "and op = 'TRUNCATE' and is_deleted order by row_key")
     assert [r["row_key"] for r in closed] == ['["1"]', '["2"]']
 
 
-def test_a_table_emptied_in_a_later_batch_leaves_no_rows(gold):
+def test_a_table_emptied_in_a_later_batch_leaves_no_rows(built):
     # its only row was live after the first build; the truncate came in the second batch
-    assert current(gold, "g.emptied") == {}
-    assert gold.rows("select count(*) as n from gold.cdc_row_history where table_id = 'g.emptied'")[0]["n"] == 2
+    assert current(built, "g.emptied") == {}
+    assert built.rows("select count(*) as n from gold.cdc_row_history where table_id = 'g.emptied'")[0]["n"] == 2
 
 
-def test_redelivered_and_relanded_changes_count_once(gold):
+def test_redelivered_and_relanded_changes_count_once(built):
     # message 1 of g.keyed and the whole g.trunc stream were landed twice
-    assert gold.rows("select count(*) as n from silver.cdc_changes where table_id = 'g.keyed'")[0]["n"] == 6
-    assert gold.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate "
+    assert built.rows("select count(*) as n from silver.cdc_changes where table_id = 'g.keyed'")[0]["n"] == 6
+    assert built.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate "
                      "and topic in ('g.keyed', 'g.bag', 'g.trunc', 'g.emptied')")[0]["n"] == 2

@@ -107,15 +107,10 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     return Runs(lake, after)
 
 
-@pytest.fixture(scope="module")
-def runs(examples) -> Runs:
-    return examples[__name__]
-
-
-def test_status_adds_up_to_silver_after_each_run(runs):
-    for status, expected in runs.after:
+def test_status_adds_up_to_silver_after_each_run(built):
+    for status, expected in built.after:
         _assert_adds_up(status, expected)
-    first, status = runs.after[0][0], runs.after[1][0]
+    first, status = built.after[0][0], built.after[1][0]
     assert first[(TOPIC, None)]["rejects"] == 1
     assert status[(TOPIC, None)]["rejects"] == 2
     assert status[(TOPIC, None)]["duplicates"] > 0
@@ -126,10 +121,10 @@ def test_status_adds_up_to_silver_after_each_run(runs):
     assert orders["last_heartbeat_ts"] is None and orders["heartbeat_lag_seconds"] is None
 
 
-def test_a_heartbeat_gives_its_time_and_its_age_at_build_time(runs):
-    beat = runs.after[1][0][(HEARTBEATS, None)]
+def test_a_heartbeat_gives_its_time_and_its_age_at_build_time(built):
+    beat = built.after[1][0][(HEARTBEATS, None)]
     assert beat["heartbeats"] == 1 and beat["changes"] == 0
-    [beat] = runs.lake.rows("""
+    [beat] = built.lake.rows("""
         select cast(last_heartbeat_ts as string) as heartbeat_utc, heartbeat_lag_seconds,
             (unix_micros(built_at) - unix_micros(last_heartbeat_ts)) / 1e6 as age
         from gold.cdc_sync_status where topic = :t""", t=HEARTBEATS)
@@ -137,20 +132,20 @@ def test_a_heartbeat_gives_its_time_and_its_age_at_build_time(runs):
     assert float(beat["heartbeat_lag_seconds"]) == pytest.approx(beat["age"], abs=0.01)
 
 
-def test_a_run_with_nothing_new_for_a_topic_leaves_its_figures(runs):
-    (status, _), (again, _) = runs.after[1], runs.after[2]
+def test_a_run_with_nothing_new_for_a_topic_leaves_its_figures(built):
+    (status, _), (again, _) = built.after[1], built.after[2]
     mine = [key for key in status if key[0] in (TOPIC, HEARTBEATS)]
     assert mine
     assert {k: {c: again[k][c] for c in COLUMNS} for k in mine} == {k: {c: status[k][c] for c in COLUMNS}
                                                                     for k in mine}
 
 
-def test_cdc_status_prints_the_table(runs):
+def test_cdc_status_prints_the_table(built):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert cli.main(["status", "--json"]) == 0
     printed = json.loads(out.getvalue())
-    assert {(r["topic"], r["table_id"]) for r in printed} == set(_status(runs.lake))
+    assert {(r["topic"], r["table_id"]) for r in printed} == set(_status(built.lake))
     assert {"changes", "inserts", "rejects", "lag_s", "last_heartbeat_ts", "heartbeat_lag_s"} <= set(printed[0])
 
     out = io.StringIO()

@@ -17,8 +17,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 TOPIC = "demo.canal.typed"
 TABLE = "shop.items"
 T0 = 1_714_521_600_000  # 2024-05-01 00:00:00 UTC, ms
@@ -182,13 +180,8 @@ def land_examples(lake, tmp: Path) -> Iterator[None]:
     return lake, messages, after_first
 
 
-@pytest.fixture(scope="module")
-def typed_lake(examples):
-    return examples[__name__]
-
-
-def test_a_column_added_by_ddl_appears_before_any_message_carries_it(typed_lake):
-    _, messages, first = typed_lake
+def test_a_column_added_by_ddl_appears_before_any_message_carries_it(built):
+    _, messages, first = built
     assert [(c["column_name"], c["table_type"]) for c in first["columns"]] == [
         ("id", "int"), ("created", "timestamp_ntz"), ("name", "string"), ("price", "decimal(10,2)"),
         ("qty", "int"), ("note", "string")]
@@ -199,8 +192,8 @@ def test_a_column_added_by_ddl_appears_before_any_message_carries_it(typed_lake)
     assert by_id(rows)[int(next(iter(expected)))]["qty"] == int(next(iter(expected.values()))["qty"])
 
 
-def test_schema_history_records_types_added_dropped_and_changed_columns(typed_lake):
-    lake, _, _ = typed_lake
+def test_schema_history_records_types_added_dropped_and_changed_columns(built):
+    lake, _, _ = built
     history = lake.rows(f"""select column_name, vendor_type, spark_type, is_current_type, table_type,
                                    is_dropped, seen_in_ddl, changes_seen > 0 as in_messages
                             from silver.cdc_table_columns where table_id = '{TABLE}'""")
@@ -215,8 +208,8 @@ def test_schema_history_records_types_added_dropped_and_changed_columns(typed_la
     assert got[("created", "datetime(3)")]["spark_type"] == "timestamp_ntz"
 
 
-def test_current_typed_table_equals_the_python_fold(typed_lake):
-    lake, messages, _ = typed_lake
+def test_current_typed_table_equals_the_python_fold(built):
+    lake, messages, _ = built
     rows = lake.rows(lake.compile_inline(f"{{{{ cdc_table('{TABLE}') }}}}"))
     assert list(rows[0])[:5] == [c for c, _ in FINAL_COLUMNS]
     assert "qty" not in rows[0]
@@ -225,8 +218,8 @@ def test_current_typed_table_equals_the_python_fold(typed_lake):
     assert got == expected
 
 
-def test_dropped_columns_can_be_kept(typed_lake):
-    lake, messages, _ = typed_lake
+def test_dropped_columns_can_be_kept(built):
+    lake, messages, _ = built
     rows = lake.rows(lake.compile_inline(f"{{{{ cdc_table('{TABLE}', keep_dropped=true) }}}}"))
     assert "qty" in rows[0]
     # a row last written before the drop still has its qty; one written after has none
@@ -239,8 +232,8 @@ def test_dropped_columns_can_be_kept(typed_lake):
     assert all(got[i]["qty"] is None for i in got if not last_write[str(i)])
 
 
-def test_as_of_at_three_moments_equals_the_python_fold(typed_lake):
-    lake, messages, _ = typed_lake
+def test_as_of_at_three_moments_equals_the_python_fold(built):
+    lake, messages, _ = built
     for seq in (30, 130, 200):
         moment_ms = T0 + seq * STEP + STEP // 2
         moment = dt.datetime.fromtimestamp(moment_ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
@@ -251,8 +244,8 @@ def test_as_of_at_three_moments_equals_the_python_fold(typed_lake):
         assert got == expected, f"as of {moment}"
 
 
-def test_history_is_scd2_with_typed_columns(typed_lake):
-    lake, messages, _ = typed_lake
+def test_history_is_scd2_with_typed_columns(built):
+    lake, messages, _ = built
     rows = lake.rows(lake.compile_inline(f"{{{{ cdc_table_history('{TABLE}') }}}}"))
     versions = sum(len(m["data"] or []) for m in messages)
     assert len(rows) == versions
@@ -262,22 +255,22 @@ def test_history_is_scd2_with_typed_columns(typed_lake):
     assert all(r["valid_to"] is not None and r["valid_to"] >= r["valid_from"] for r in rows if not r["is_current"])
 
 
-def test_a_value_that_does_not_fit_is_null_and_counted(typed_lake):
-    lake, messages, _ = typed_lake
+def test_a_value_that_does_not_fit_is_null_and_counted(built):
+    lake, messages, _ = built
     failures = lake.rows(f"""select column_name, table_type, cast_failures, example_value, values_checked
                              from gold.cdc_cast_failures where table_id = '{TABLE}' and cast_failures > 0""")
     assert failures == [{"column_name": "created", "table_type": "timestamp_ntz", "cast_failures": 1,
                          "example_value": "not a date", "values_checked": len(fold(messages)) }]
 
 
-def test_a_table_without_a_key_shows_each_copy_of_a_row(typed_lake):
-    lake, _, _ = typed_lake
+def test_a_table_without_a_key_shows_each_copy_of_a_row(built):
+    lake, _, _ = built
     rows = lake.rows(lake.compile_inline("{{ cdc_table('shop.tags') }}"))
     assert sorted((r["tag"], r["n"]) for r in rows) == [("a", 1), ("a", 1)]
 
 
-def test_unparseable_ddl_is_kept_with_a_reason(typed_lake):
-    lake, _, _ = typed_lake
+def test_unparseable_ddl_is_kept_with_a_reason(built):
+    lake, _, _ = built
     (bad,) = lake.rows(f"select ddl_action, ddl_parse_error from silver.cdc_ddl_events where ddl_text = '{DDL_BAD}'")
     assert bad["ddl_parse_error"]
     ddl = lake.rows(f"select count(*) as n from silver.cdc_ddl_events where table_id = '{TABLE}'")
@@ -287,10 +280,10 @@ def test_unparseable_ddl_is_kept_with_a_reason(typed_lake):
 VENDOR_TYPES = Path(__file__).resolve().parents[1] / "data" / "vendor_types.csv"
 
 
-def test_every_vendor_type_of_the_documents_maps_to_the_expected_spark_type(typed_lake):
+def test_every_vendor_type_of_the_documents_maps_to_the_expected_spark_type(built):
     """tests/data/vendor_types.csv: every type in ../shared/vendor-docs and vectors (and in
     FORMATS.md), with where it was found, mapped through the seed and UDF as the models do."""
-    lake, _, _ = typed_lake
+    lake, _, _ = built
     with VENDOR_TYPES.open(newline="") as f:
         cases = list(csv.DictReader(f))
     values = ",\n".join(
@@ -309,8 +302,8 @@ def test_every_vendor_type_of_the_documents_maps_to_the_expected_spark_type(type
     assert all(r["type_key"] for r in rows), [r for r in rows if not r["type_key"]]
 
 
-def test_an_unknown_type_maps_to_string_with_a_note(typed_lake):
-    lake, _, _ = typed_lake
+def test_an_unknown_type_maps_to_string_with_a_note(built):
+    lake, _, _ = built
     sql = lake.compile_inline(
         "with vendor_types as (select * from values ('mysql', 'hyperloglog(12)'), ('oracle', 'SDO_GEOMETRY'),"
         " ('connect', 'int64 com.example.Mystery'), ('postgres', 'numeric(50,2)')"
