@@ -17,6 +17,9 @@ $(STAMP): requirements.lock pyproject.toml
 	# there (it scans sys.path for dbt_* modules, which the default editable finder hides)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--config-settings editable_mode=compat -e .
+	# Spark's classes in a class-data-sharing archive: every cdc process starts about
+	# 5 s faster (cdclake/class_archive.py)
+	$(BIN)/python -m cdclake.class_archive
 	@touch $(STAMP)
 
 setup: $(STAMP)

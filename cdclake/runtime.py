@@ -7,10 +7,11 @@ The settings are the `server_side_parameters` of the `local` target in
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from typing import TYPE_CHECKING
 
-from cdclake import home_lock, paths
+from cdclake import class_archive, home_lock, paths
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -51,6 +52,19 @@ def spark_settings(target: str = "local") -> dict[str, str]:
     return {str(k): str(v) for k, v in outputs.get("server_side_parameters", {}).items()}
 
 
+def session_settings() -> dict[str, str]:
+    """The settings of the embedded session: the profile's, and JVM options for the log
+    settings in conf/log4j2.properties and for the class archive (cdclake.class_archive).
+
+    The log settings are a system property rather than SPARK_CONF_DIR: a folder with
+    files on the class path would keep the JVM from using the archive."""
+    settings = spark_settings()
+    log4j = shlex.quote(f"-Dlog4j2.configurationFile={paths.PROJECT_DIR / 'conf' / 'log4j2.properties'}")
+    options = [settings.get("spark.driver.extraJavaOptions", ""), log4j, class_archive.java_options()]
+    settings["spark.driver.extraJavaOptions"] = " ".join(option for option in options if option)
+    return settings
+
+
 def get_session() -> SparkSession:
     """Create (once) the embedded session and register the project's UDFs.
 
@@ -64,7 +78,6 @@ def get_session() -> SparkSession:
     home_lock.hold(paths.cdc_home())
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_CONF_DIR", str(paths.PROJECT_DIR / "conf"))
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
@@ -73,7 +86,7 @@ def get_session() -> SparkSession:
     from udfs import register_all
 
     builder = SparkSession.builder.enableHiveSupport()
-    for key, value in spark_settings().items():
+    for key, value in session_settings().items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     for schema in ("bronze", "silver", "gold"):
