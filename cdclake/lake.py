@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from cdclake import paths
 from cdclake.dbt_invoke import run_dbt
-from cdclake.landing import LandedFile, ensure_bronze, land
+from cdclake.landing import LandedFile, Landing, ensure_bronze, land, land_batches
 from cdclake.runtime import get_session
 
 if TYPE_CHECKING:
@@ -24,6 +24,10 @@ class Lake:
     def land(self, files: list[str], topic: str | None = None,
              declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
         return land(self.spark, [str(f) for f in files], topic=topic, declared_format=declared_format)
+
+    def land_batches(self, landings: list[Landing]) -> list[tuple[int, list[LandedFile]]]:
+        """Each landing as a landing batch of its own, in one write (cdclake.landing)."""
+        return land_batches(self.spark, landings)
 
     def build(self, *args: str) -> None:
         if not run_dbt(["build", "--quiet", *args]):

@@ -242,46 +242,69 @@ def plan_landing(files: list[str], topic: str | None = None,
     return shapes
 
 
+@dataclass(frozen=True)
+class Landing:
+    """Files that land as one landing batch: what `cdc land` takes."""
+
+    files: list[str]
+    topic: str | None = None
+    declared_format: str | None = None
+
+
 def land(spark: SparkSession, files: list[str], topic: str | None = None,
          declared_format: str | None = None) -> tuple[int, list[LandedFile]]:
     """Land `files` as one new landing batch; returns the batch id and per-file counts."""
-    shapes = plan_landing(files, topic, declared_format)
+    (landed,) = land_batches(spark, [Landing(files, topic, declared_format)])
+    return landed
+
+
+def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int, list[LandedFile]]]:
+    """Land each of `landings` as a landing batch of its own, the batches numbered in
+    order, in one write (each write costs about a second however small it is); per
+    landing its batch id and per-file counts. Every landing is checked before any lands."""
+    plans = [plan_landing(landing.files, landing.topic, landing.declared_format) for landing in landings]
     ensure_bronze(spark)
-    batch_id = next_batch_id(spark)
+    first_batch = next_batch_id(spark)
     from pyspark.sql import functions as F
 
     frames = []
     plain_offsets: dict[str, int] = {}
-    for path, shape in shapes:
-        if shape == "empty":
-            continue
-        frame = _file_frame(spark, path, shape, topic, plain_offsets)
-        frames.append(
-            frame.select(
-                "topic", "kafka_partition", "kafka_offset", "kafka_ts", "message_key",
-                "message_value", "value_encoding", "headers",
-                F.lit(declared_format).cast("string").alias("declared_format"),
-                F.lit(str(path)).alias("source_file"),
-                F.col("line_no").alias("source_line"),
-                F.current_timestamp().alias("landed_at"),
-                "land_error",
-                F.lit(batch_id).cast("bigint").alias("landing_batch_id"),
+    for batch_id, landing, shapes in zip(range(first_batch, first_batch + len(landings)), landings, plans,
+                                         strict=True):
+        for path, shape in shapes:
+            if shape == "empty":
+                continue
+            frame = _file_frame(spark, path, shape, landing.topic, plain_offsets)
+            frames.append(
+                frame.select(
+                    "topic", "kafka_partition", "kafka_offset", "kafka_ts", "message_key",
+                    "message_value", "value_encoding", "headers",
+                    F.lit(landing.declared_format).cast("string").alias("declared_format"),
+                    F.lit(str(path)).alias("source_file"),
+                    F.col("line_no").alias("source_line"),
+                    F.current_timestamp().alias("landed_at"),
+                    "land_error",
+                    F.lit(batch_id).cast("bigint").alias("landing_batch_id"),
+                )
             )
-        )
-    if not frames:
-        return batch_id, [LandedFile(str(p), s, 0, 0) for p, s in shapes]
-    combined = frames[0]
-    for frame in frames[1:]:
-        combined = combined.unionByName(frame)
-    with SparkProgress(spark.sparkContext, f"landing batch {batch_id}"):
-        combined.write.insertInto(BRONZE_TABLE)
-    counts = {
-        r["source_file"]: (r["records"], r["errors"])
-        for r in spark.sql(
-            f"""select source_file, count(*) as records, count(land_error) as errors
-                from {BRONZE_TABLE} where landing_batch_id = {batch_id} group by source_file"""
-        ).collect()
-    }
-    return batch_id, [
-        LandedFile(str(p), s, *counts.get(str(p), (0, 0))) for p, s in shapes
+    counts: dict[tuple[int, str], tuple[int, int]] = {}
+    if frames:
+        combined = frames[0]
+        for frame in frames[1:]:
+            combined = combined.unionByName(frame)
+        last_batch = first_batch + len(landings) - 1
+        label = f"landing batch {first_batch}" + (f"-{last_batch}" if last_batch > first_batch else "")
+        with SparkProgress(spark.sparkContext, label):
+            combined.write.insertInto(BRONZE_TABLE)
+        counts = {
+            (r["landing_batch_id"], r["source_file"]): (r["records"], r["errors"])
+            for r in spark.sql(
+                f"""select landing_batch_id, source_file, count(*) as records, count(land_error) as errors
+                    from {BRONZE_TABLE} where landing_batch_id between {first_batch} and {last_batch}
+                    group by landing_batch_id, source_file"""
+            ).collect()
+        }
+    return [
+        (batch_id, [LandedFile(str(p), s, *counts.get((batch_id, str(p)), (0, 0))) for p, s in shapes])
+        for batch_id, shapes in zip(range(first_batch, first_batch + len(landings)), plans, strict=True)
     ]

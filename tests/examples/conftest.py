@@ -3,8 +3,10 @@
 A module takes part by defining `land_examples(lake, tmp)`, a generator: it lands its
 first batch and `yield`s, which lets the lake build; after the build it may read what the
 build left, land its next batch and `yield` again; what it finally returns is its result,
-which its tests get as the fixture `built`. The lake it is given notes its landing
-batches (test_examples_lake checks that no two modules share a topic or a table). The
+which its tests get as the fixture `built`. The lake it is given queues its landings
+(`land` returns the batch id; every module's landings of a step land in one write before
+the build) and notes its landing batches (test_examples_lake checks that no two modules
+share a topic or a table). The
 modules are driven in step, so build n holds batch n of every module: a whole DAG build
 on small data costs little more for every module's messages than for one module's. dbt
 vars a module's data needs go in its `EXAMPLE_VARS` and hold for every build. The data
@@ -26,6 +28,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from cdclake.landing import Landing
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake
@@ -51,17 +55,44 @@ def merged_vars(modules: list[ModuleType]) -> dict[str, Any]:
     return merged
 
 
-class ModuleLake:
-    """The lake as one module sees it: landing batches are noted as the module's."""
+class Landings:
+    """The landings asked for since the last build: they land together, in one write,
+    right before the next build (each write costs about a second however small it is)."""
 
-    def __init__(self, lake: Lake, batches: list[int]) -> None:
+    def __init__(self, lake: Lake) -> None:
         self._lake = lake
+        self._pending: list[Landing] = []
+        self._next_batch = 1
+
+    def queue(self, landing: Landing) -> int:
+        """Queue `landing`; the batch id it will have."""
+        self._pending.append(landing)
+        return self._next_batch + len(self._pending) - 1
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        landed = self._lake.land_batches(self._pending)
+        expected = list(range(self._next_batch, self._next_batch + len(self._pending)))
+        assert [batch_id for batch_id, _ in landed] == expected, "another landing came between"
+        self._next_batch += len(self._pending)
+        self._pending = []
+
+
+class ModuleLake:
+    """The lake as one module sees it: its landings are queued (they land before the next
+    build) and their batch ids noted as the module's."""
+
+    def __init__(self, lake: Lake, landings: Landings, batches: list[int]) -> None:
+        self._lake = lake
+        self._landings = landings
         self._batches = batches
 
-    def land(self, *args: Any, **kwargs: Any) -> Any:
-        batch_id, files = self._lake.land(*args, **kwargs)
+    def land(self, files: list[Any], topic: str | None = None, declared_format: str | None = None) -> int:
+        """Queue the files as one landing batch; its batch id."""
+        batch_id = self._landings.queue(Landing([str(f) for f in files], topic, declared_format))
         self._batches.append(batch_id)
-        return batch_id, files
+        return batch_id
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._lake, name)
@@ -86,11 +117,12 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
     build_args = ("--vars", json.dumps(variables)) if variables else ()
     built = ExamplesLake(lake)
     lake.reset()
+    landings = Landings(lake)
     active: dict[str, LandExamples] = {}
     for module in modules:
         batches = built.batches.setdefault(module.__name__, [])
         tmp = Path(tmp_path_factory.mktemp(module.__name__))
-        active[module.__name__] = module.land_examples(ModuleLake(lake, batches), tmp)
+        active[module.__name__] = module.land_examples(ModuleLake(lake, landings, batches), tmp)
     builds = 0
     while active:
         for name, landing in list(active.items()):
@@ -99,6 +131,7 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
             except StopIteration as done:
                 built.results[name] = done.value
                 del active[name]
+        landings.flush()
         if active:
             lake.build(*build_args, "--exclude", "resource_type:test")
             builds += 1
