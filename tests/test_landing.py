@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cdclake.landing import LandingError, detect_shape
+from cdclake.landing import Landing, LandingError, detect_shape
 
 MESSAGE = json.dumps({"data": [{"id": "1"}], "database": "d", "table": "t", "type": "INSERT",
                       "isDdl": False, "es": 1, "pkNames": ["id"]})
@@ -81,6 +81,27 @@ def test_plain_lines_continue_the_topic_offsets(fresh, tmp_path):
     offsets = [r["kafka_offset"] for b in (first, second) for r in _bronze(fresh, b)]
     assert offsets == [0, 1, 2, 3]
     assert not any(r["message_value"].endswith("\r") for r in _bronze(fresh, first))
+
+
+def test_landings_in_one_write_are_batches_of_their_own(fresh, tmp_path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text(MESSAGE + "\n" + MESSAGE + "\n", encoding="utf-8")
+    before, _ = fresh.land([plain], topic="q")
+    landed = fresh.land_batches([Landing([str(plain)], "q", "canal_json"), Landing([str(plain)], "q")])
+    assert [batch_id for batch_id, _ in landed] == [before + 1, before + 2]
+    assert [files[0].records for _, files in landed] == [2, 2]
+    # plain offsets continue across the landings of one write as across writes
+    assert [r["kafka_offset"] for b, _ in landed for r in _bronze(fresh, b)] == [2, 3, 4, 5]
+    assert {r["declared_format"] for r in _bronze(fresh, before + 1)} == {"canal_json"}
+    assert {r["declared_format"] for r in _bronze(fresh, before + 2)} == {None}
+
+
+def test_a_bad_landing_lands_nothing_of_its_write(fresh, tmp_path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text(MESSAGE + "\n", encoding="utf-8")
+    with pytest.raises(LandingError, match="no such file"):
+        fresh.land_batches([Landing([str(plain)], "r"), Landing([str(tmp_path / "missing.jsonl")])])
+    assert fresh.rows("select count(*) as n from bronze.kafka_messages where topic = 'r'")[0]["n"] == 0
 
 
 def test_plain_lines_need_a_topic(fresh, tmp_path):
