@@ -27,7 +27,7 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/cdc demo
 
-# The docs-site test (tests/test_docs_site.py) opens the built site in headless Chromium:
+# The docs-site test (tests/examples/test_docs_site.py) opens the built site in headless Chromium:
 # Debian packages, installed once when missing (with sudo unless root). `make demo` does
 # not need them.
 CHROMIUM := /usr/bin/chromium

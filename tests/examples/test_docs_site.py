@@ -1,6 +1,7 @@
 """The docs site (issue 5): every model, column, seed and macro of the project is
 described; the site `cdc docs` builds renders the project's models in headless Chromium;
-`cdc docs --serve` serves it on 127.0.0.1. One build of a small sample for the module."""
+`cdc docs --serve` serves it on 127.0.0.1. The site is that of the examples lake (one
+build serves this folder, tests/examples/conftest.py)."""
 
 from __future__ import annotations
 
@@ -35,11 +36,8 @@ MACRO_DEFINITION = re.compile(r"\{%-?\s*(macro|test)\s+(\w+)\s*\((.*?)\)\s*-?%\}
 
 
 @pytest.fixture(scope="module")
-def site(lake) -> Path:
-    """The built docs site: one build of the Canal inventory sample, then `cdc docs`."""
-    lake.reset()
-    lake.land([paths.SAMPLES_DIR / "canal_inventory.ndjson"], topic="demo.canal.inventory")
-    lake.build()
+def site(examples) -> Path:
+    """The built docs site: `cdc docs` over the examples lake."""
     assert cdc_main(["docs"]) == 0  # `cdc docs`: dbt docs generate in this process
     return Path(os.environ["DBT_TARGET_PATH"])
 
