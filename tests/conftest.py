@@ -14,6 +14,7 @@ import pytest
 if TYPE_CHECKING:
     from cdclake.lake import Lake
     from decoder_support import Decoders
+    from process_support import UserHome
 
 # A fresh state folder per run; set CDC_TEST_HOME to keep it somewhere to look at.
 os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or tempfile.mkdtemp(prefix="cdc-test-")
@@ -47,3 +48,13 @@ def decoders(lake: Lake) -> Decoders:
     from decoder_support import Decoders
 
     return Decoders(lake)
+
+
+@pytest.fixture(scope="session")
+def user_home(tmp_path_factory: pytest.TempPathFactory) -> UserHome:
+    """A state folder landed, crashed three times and rebuilt by plain dbt, each command in
+    a process of its own (tests/process_support.py): the crash-recovery and command tests
+    share it."""
+    from process_support import crashed_and_rebuilt
+
+    return crashed_and_rebuilt(tmp_path_factory.mktemp("user-home"))

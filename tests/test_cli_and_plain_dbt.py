@@ -1,66 +1,45 @@
-"""The commands as a user types them, each in its own process and state folder:
-`cdc land`, plain `dbt build` / `dbt docs generate` (the dbt plugin gives them the Spark
-session and the UDFs), `cdc sql --json`."""
+"""The commands as a user types them, each in its own process, on the state folder of the
+fixture user_home (tests/process_support.py: `cdc land` of four samples, three killed
+builds, then plain `dbt build`; the dbt plugin gives it the Spark session and the UDFs):
+`cdc sql --json` and `cdc sql` over what it built, plain `dbt docs generate`, and a
+`cdc land` refused before Spark starts."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-import pytest
-
-from process_support import home_env
-
-PROJECT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
+from process_support import run
 
 
-@pytest.fixture(scope="module")
-def state(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("cli-state")
-
-
-def run(state: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=home_env(state), text=True,
-                          capture_output=True, timeout=600)
-    if check and done.returncode != 0:
-        raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n"
-                             f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return done
-
-
-def test_plain_dbt_builds_with_the_udfs_and_cdc_sql_prints_json(state):
-    landed = run(state, "cdc", "land", str(PROJECT / "samples" / "canal_inventory.ndjson"),
-                 "--topic", "demo.canal.inventory")
-    assert "landed 11 records" in landed.stdout
+def test_plain_dbt_builds_with_the_udfs_and_cdc_sql_prints_json(user_home):
+    assert "landed 11 records" in user_home.landed[0]
     # cdc_ddl_events calls the Python UDF cdc_parse_ddl: plain dbt only works if the plugin registered it
-    run(state, "dbt", "build", "--profiles-dir", "profiles")
-    out = run(state, "cdc", "sql", "--json",
-              "select ddl_action, ddl_table_name from silver.cdc_ddl_events")
-    assert json.loads(out.stdout) == [{"ddl_action": "CREATE", "ddl_table_name": "user02"}]
-    rows = json.loads(run(state, "cdc", "sql", "--json",
-                          "select row from gold.cdc_current_rows where row_key = '[\"106\"]'").stdout)
-    assert rows == [{"row": {"id": "106", "name": "hammer", "description": "18oz carpenter hammer",
-                             "weight": "1.0"}}]
+    out = run(user_home.home, "cdc", "sql", "--json",
+              "select 'ddl' as kind, to_json(named_struct('action', ddl_action, 'table', ddl_table_name)) as v "
+              "from silver.cdc_ddl_events where topic = 'demo.canal.inventory' "
+              "union all select 'row', to_json(row) from gold.cdc_current_rows "
+              "where table_id = 'inventory.products2' and row_key = '[\"106\"]' and row_count > 0")
+    assert [(r["kind"], json.loads(r["v"])) for r in json.loads(out.stdout)] == [
+        ("ddl", {"action": "CREATE", "table": "user02"}),
+        ("row", {"id": "106", "name": "hammer", "description": "18oz carpenter hammer", "weight": "1.0"}),
+    ]
 
 
-def test_plain_dbt_docs_generate_lists_the_models(state):
-    run(state, "dbt", "docs", "generate", "--profiles-dir", "profiles")
-    catalog = json.loads((state / "dbt-target" / "catalog.json").read_text(encoding="utf-8"))
+def test_plain_dbt_docs_generate_lists_the_models(user_home):
+    run(user_home.home, "dbt", "docs", "generate", "--profiles-dir", "profiles")
+    catalog = json.loads((user_home.home / "dbt-target" / "catalog.json").read_text(encoding="utf-8"))
     assert "model.cdc_lakehouse.cdc_current_rows" in catalog["nodes"]
-    assert (state / "dbt-target" / "index.html").stat().st_size > 10_000
+    assert (user_home.home / "dbt-target" / "index.html").stat().st_size > 10_000
 
 
-def test_cdc_land_explains_a_missing_topic(state, tmp_path):
+def test_cdc_land_explains_a_missing_topic(user_home, tmp_path):
     plain = tmp_path / "plain.txt"
     plain.write_text('{"type": "INSERT"}\n', encoding="utf-8")
-    done = run(state, "cdc", "land", str(plain), check=False)
+    done = run(user_home.home, "cdc", "land", str(plain), check=False)
     assert done.returncode == 2
     assert "give the topic with --topic" in done.stderr
 
 
-def test_cdc_sql_prints_a_table(state):
-    out = run(state, "cdc", "sql", "select 1 as n, map('a', 'b') as m").stdout
+def test_cdc_sql_prints_a_table(user_home):
+    out = run(user_home.home, "cdc", "sql", "select 1 as n, map('a', 'b') as m").stdout
     assert "| n | m          |" in out and '| 1 | {"a": "b"} |' in out and "(1 row)" in out
