@@ -12,7 +12,9 @@ the defect, beside the others, into one lake built once.
 6. a megabyte binary value (DRS Java byte-array literal) is read without a regular
    expression over it;
 7. a format without types (Debezium without its schema envelope) reads by the column
-   types a table declares (var cdc_tables).
+   types a table declares (var cdc_tables);
+8. (open, strict xfail) an update of a keyless row after a DROP COLUMN the stream does not
+   announce (Shareplex Json: no DDL, no types).
 """
 
 from __future__ import annotations
@@ -247,6 +249,25 @@ def megabyte_records() -> list[synth.Record]:
     return [record("reg.big.drs", 0, 0, drs)]
 
 
+# ------------------------------------------------------------------ 8. keyless rows, a format without DDL or types
+
+def shareplex_keyless_records() -> list[synth.Record]:
+    """As MariaDB logged it, rendered as Shareplex Json (no ROWID from MariaDB, no DDL, no
+    types): a keyless row inserted with `channel`, `DROP COLUMN channel` (not in the
+    stream), a row inserted without it, then an update of the first row whose key image
+    no longer has the column (found by the real-database harness at workload scale 0.5)."""
+    def message(seq: int, op: str, body: dict[str, Any]) -> dict[str, Any]:
+        meta = {"time": "2023-11-14T22:13:20", "userid": 0, "op": op, "scn": str(seq), "rowid": None,
+                "trans": str(seq), "seq": 1, "size": 1, "table": "nodrop_sp.log", "idx": "1/1",
+                "posttime": "2023-11-14T22:13:21"}
+        return {"meta": meta, **body}
+    return [record("reg.nodrop.shareplex", 0, n, m) for n, m in enumerate([
+        message(1, "ins", {"data": {"kind": "view", "channel": "web", "note": "O'Reilly"}}),
+        message(2, "ins", {"data": {"kind": "buy", "note": "after the drop"}}),
+        message(3, "upd", {"data": {"note": "edited"}, "key": {"kind": "view", "note": "O'Reilly"}}),
+    ])]
+
+
 # ------------------------------------------------------------------ the lake
 
 @pytest.fixture(scope="module")
@@ -279,6 +300,7 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Lake:
     land("tmp.plain", "debezium_json", debezium_plain_records())
     land("json.canal", "canal_json", json_records())
     land("big.drs", "drs_json", megabyte_records())
+    land("nodrop.sp", "shareplex_json", shareplex_keyless_records())
     lake.build("--vars", json.dumps({"cdc_tables": PLAIN_DECLARED}))
     return lake
 
@@ -366,3 +388,14 @@ def test_megabyte_byte_array_literal_is_decoded(built):
     (row,) = current(built, "big_drs.blobs").values()
     assert base64.b64decode(row["b"]) == MEGABYTE
     assert built.rows("select count(*) as n from silver.cdc_rejects where topic like 'reg.%'")[0]["n"] == 0
+
+
+@pytest.mark.xfail(strict=True, reason="open defect: a keyless table's dropped column is known only from DDL "
+                   "or types; Shareplex Json has neither (macros/gold/cdc_history_changes.sql, dropped_columns)")
+def test_keyless_update_after_an_unannounced_drop_column(built):
+    """8. The update names the row by an image without the dropped column: one row, edited."""
+    rows = built.rows("select row, row_count from gold.cdc_current_rows where table_id = 'nodrop_sp.log'")
+    assert sorted((json.dumps(r["row"], sort_keys=True), r["row_count"]) for r in rows) == [
+        (json.dumps({"kind": "buy", "note": "after the drop"}, sort_keys=True), 1),
+        (json.dumps({"kind": "view", "note": "edited"}, sort_keys=True), 1),
+    ]
