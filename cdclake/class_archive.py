@@ -1,7 +1,8 @@
 """A class-data-sharing archive of Spark's classes: every `cdc` process starts faster.
 
-A JVM that starts Spark loads and verifies about 15,000 classes from some 250 jars; on
-2 cores that is about 5 of the 11 seconds `cdc sql "select 1"` takes. `make setup`
+A JVM that starts Spark loads and verifies thousands of classes from pyspark's 279 jars;
+on 2 cores that is about 5 of the 13 seconds `cdc sql "select 1"` took (8 s with the
+archive). `make setup`
 runs this module once (`python -m cdclake.class_archive`): a short Spark session with
 `-XX:ArchiveClassesAtExit` writes the classes it loaded into an archive beside the
 Python environment, and every later session maps them from there with
