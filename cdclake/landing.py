@@ -265,12 +265,12 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
     plans = [plan_landing(landing.files, landing.topic, landing.declared_format) for landing in landings]
     ensure_bronze(spark)
     first_batch = next_batch_id(spark)
+    batch_ids = list(range(first_batch, first_batch + len(landings)))
     from pyspark.sql import functions as F
 
     frames = []
     plain_offsets: dict[str, int] = {}
-    for batch_id, landing, shapes in zip(range(first_batch, first_batch + len(landings)), landings, plans,
-                                         strict=True):
+    for batch_id, landing, shapes in zip(batch_ids, landings, plans, strict=True):
         for path, shape in shapes:
             if shape == "empty":
                 continue
@@ -292,7 +292,7 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
         combined = frames[0]
         for frame in frames[1:]:
             combined = combined.unionByName(frame)
-        last_batch = first_batch + len(landings) - 1
+        last_batch = batch_ids[-1]
         label = f"landing batch {first_batch}" + (f"-{last_batch}" if last_batch > first_batch else "")
         with SparkProgress(spark.sparkContext, label):
             combined.write.insertInto(BRONZE_TABLE)
@@ -306,5 +306,5 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
         }
     return [
         (batch_id, [LandedFile(str(p), s, *counts.get((batch_id, str(p)), (0, 0))) for p, s in shapes])
-        for batch_id, shapes in zip(range(first_batch, first_batch + len(landings)), plans, strict=True)
+        for batch_id, shapes in zip(batch_ids, plans, strict=True)
     ]
