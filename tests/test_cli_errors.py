@@ -7,17 +7,14 @@ from __future__ import annotations
 import os
 import select
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from cdclake import cli, home_lock
-from process_support import home_env
+from process_support import BIN, PROJECT, home_env, run as run_process
 
-PROJECT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 # failures found before the Spark session starts; a Spark start alone takes 15-20 s
 FAST_SECONDS = 10
 
@@ -29,8 +26,7 @@ def home(tmp_path_factory) -> Path:
 
 def run(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.monotonic()
-    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=home_env(home), text=True,
-                          capture_output=True, timeout=600)
+    done = run_process(home, *args, check=False)
     return done, time.monotonic() - started
 
 
