@@ -3,6 +3,8 @@ comparing a gold state with the reference fold."""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 
 import synth
@@ -25,3 +27,19 @@ def assert_same_state(expected: State, actual: State, label: str = "") -> None:
     assert not missing and not extra, f"{label}missing keys {missing}, unexpected keys {extra}"
     wrong = [(k, expected[k], actual[k]) for k in expected if expected[k] != actual[k]][:3]
     assert not wrong, f"{label}rows differ (key, expected, actual): {wrong}"
+
+
+def rows_as_multisets(rows: list[tuple[str, dict, int]], drop: str | None = None) -> dict[str, list[str]]:
+    """table_id -> sorted list of its rows as JSON, each repeated row_count times, without
+    the column `drop`. Shareplex gold is keyed by ROWID, the reference fold by the source key
+    (or, unkeyed, by the whole row with a count): the same table content reads the same here."""
+    tables: dict[str, Counter[str]] = {}
+    for table_id, row, count in rows:
+        content = {c: v for c, v in row.items() if c != drop}
+        tables.setdefault(table_id, Counter())[json.dumps(content, sort_keys=True, ensure_ascii=False)] += count
+    return {t: sorted(counter.elements()) for t, counter in tables.items()}
+
+
+def state_as_multisets(state: State, drop: str | None = None) -> dict[str, list[str]]:
+    """rows_as_multisets of a state ((table_id, row_key) -> (row, row_count))."""
+    return rows_as_multisets([(table_id, row, count) for (table_id, _), (row, count) in state.items()], drop)

@@ -16,7 +16,6 @@ Every case lands under its own topic in the examples lake (tests/examples/confte
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -26,6 +25,7 @@ import pytest
 
 import synth
 from renderers import cdl_json, shareplex_json
+from streams_support import rows_as_multisets, state_as_multisets
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake
@@ -292,17 +292,6 @@ def gold_rows(lake: Lake, table_id: str) -> list[Image]:
     return sorted((r["row"] for r in rows), key=lambda r: json.dumps(r, sort_keys=True))
 
 
-def rows_as_multisets(rows: list[tuple[str, Image, int]], drop: str | None = None) -> dict[str, list[str]]:
-    """table_id -> sorted list of its rows as JSON, each repeated row_count times, without
-    the column `drop`. Shareplex gold is keyed by ROWID, the reference fold by the source key
-    (or, unkeyed, by the whole row with a count): the same table content reads the same here."""
-    tables: dict[str, Counter[str]] = {}
-    for table_id, row, count in rows:
-        content = {c: v for c, v in row.items() if c != drop}
-        tables.setdefault(table_id, Counter())[json.dumps(content, sort_keys=True, ensure_ascii=False)] += count
-    return {t: sorted(counter.elements()) for t, counter in tables.items()}
-
-
 # ---------------------------------------------------------------------------- the lake
 
 
@@ -503,7 +492,7 @@ def test_shareplex_generated_stream_folds_like_python(built, streams):
     each copy of an unkeyed row has its own ROWID), so row_key and row_count differ from
     the fold's by construction while the table contents must be equal."""
     fold = synth.fold(streams["shareplex_json"])
-    expected = rows_as_multisets([(t, row, count) for (t, _), (row, count) in fold.items()])
+    expected = state_as_multisets(fold)
     actual = rows_as_multisets([(r["table_id"], r["row"], r["row_count"]) for r in built.rows(
         "select table_id, row, row_count from gold.cdc_current_rows where table_id like 'gen_sp.%'")], drop="ROWID")
     assert set(actual) == set(expected)

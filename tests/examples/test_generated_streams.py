@@ -34,15 +34,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import synth
-from streams_support import assert_same_state, land_all
+from streams_support import assert_same_state, land_all, state_as_multisets
 
 CANAL_FAMILY = ("canal_json", "canal_json_legacy", "drs_json", "drs_json_c")
 ENVELOPES = ("debezium_json", "cdl_json", "dataworks_json", "shareplex_json", "datahub_tuple", "dts_avro",
@@ -89,15 +87,6 @@ def _expected(format_id: str, stream: synth.Stream) -> dict[tuple[str, str], tup
     return getattr(_renderer(format_id), "expected_state", synth.fold)(stream)
 
 
-def _rows_per_table(state: dict[tuple[str, str], tuple[dict, int]]) -> dict[str, Counter[str]]:
-    """table_id -> multiset of rows (JSON text, ROWID left out), each row row_count times."""
-    tables: dict[str, Counter[str]] = {}
-    for (table_id, _), (row, count) in state.items():
-        row = {c: v for c, v in row.items() if c != "ROWID"}
-        tables.setdefault(table_id, Counter())[json.dumps(row, sort_keys=True, ensure_ascii=False)] += count
-    return tables
-
-
 def _gold(rows: list[dict], db: str) -> dict[tuple[str, str], tuple[dict, int]]:
     return {(r["table_id"], r["row_key"]): (r["row"], r["row_count"])
             for r in rows if r["table_id"].startswith(db + ".")}
@@ -108,7 +97,7 @@ def assert_gold_matches(gold_rows: list[dict], streams: dict[str, synth.Stream])
         expected, actual = _expected(format_id, stream), _gold(gold_rows, stream.db)
         assert expected, format_id
         if format_id == "shareplex_json":
-            assert _rows_per_table(actual) == _rows_per_table(expected), format_id
+            assert state_as_multisets(actual, drop="ROWID") == state_as_multisets(expected, drop="ROWID"), format_id
             continue
         assert_same_state(expected, actual, label=f"{format_id}: ")
 
