@@ -1,5 +1,6 @@
-"""The embedded session's JVM: the log settings of conf/log4j2.properties and Spark's
-classes mapped from the archive `make setup` writes (cdclake/class_archive.py)."""
+"""The embedded session: ANSI mode off as under dbt, the log settings of
+conf/log4j2.properties and Spark's classes mapped from the archive `make setup` writes
+(cdclake/class_archive.py)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,11 @@ def test_the_jvm_maps_spark_classes_from_the_archive(lake):
 def test_the_jvm_logs_errors_only(lake):
     jvm = get_session()._jvm
     assert str(jvm.org.apache.logging.log4j.LogManager.getRootLogger().getLevel()) == "ERROR"
+
+
+def test_the_session_reads_past_an_arrays_end_as_null_as_dbt_does(lake):
+    # dbt-spark turns ANSI mode off for its queries; the session starts so, so that
+    # `cdc sql` and the landing see the models' semantics before dbt's first query
+    session = get_session()
+    assert session.sparkContext.getConf().get("spark.sql.ansi.enabled") == "false"
+    assert session.sql("select element_at(array(1), 2) as past_the_end").collect()[0].past_the_end is None

@@ -292,7 +292,7 @@ from decoder_rows
         {%- if format_id in ('canal_json', 'canal_json_legacy') %}
         when {{ t }} = 'enum' and {{ x }} rlike '^[0-9]{1,9}$'
             and cast({{ x }} as int) between 1 and size(regexp_extract_all({{ full_t }}, "'([^']*)'", 1)) then
-            element_at(regexp_extract_all({{ full_t }}, "'([^']*)'", 1), cast({{ x }} as int))
+            try_element_at(regexp_extract_all({{ full_t }}, "'([^']*)'", 1), cast({{ x }} as int))
         when {{ t }} = 'set' and {{ x }} rlike '^[0-9]{1,18}$' then
             array_join(filter(
                 regexp_extract_all({{ full_t }}, "'([^']*)'", 1),
