@@ -67,61 +67,76 @@ end
 """
 
 
-def _json_shape_sql(value_key: str, ts_key: str) -> str:
-    """Project envelope or kcat JSON lines (view `lines`: line, line_no) to bronze columns."""
-    return f"""
-    with parsed as (
-        select line, line_no, try_parse_json(line) as v from lines
-    ),
-    fields as (
-        select
-            line, line_no, v,
-            try_variant_get(v, '$.topic', 'string') as topic,
-            try_variant_get(v, '$.partition', 'int') as kafka_partition,
-            try_variant_get(v, '$.offset', 'bigint') as kafka_offset,
-            try_variant_get(v, '$.{ts_key}', 'bigint') as ts_ms,
-            try_variant_get(v, '$.key', 'string') as message_key,
-            try_variant_get(v, '$.{value_key}', 'string') as text_value,
-            try_variant_get(v, '$.value_base64', 'string') as base64_value,
-            try_variant_get(v, '$.headers', 'variant') as h
-        from parsed
-    )
+# Bronze columns from the view `lines` (cdclake.landing._read_lines): an
+# envelope or kcat line's JSON fields, a plain line as the message of `given_topic` at
+# partition 0 and the offset after `first_offset` that its place among the topic's plain
+# lines gives.
+_LINES_SQL = f"""
+with parsed as (
+    select *, case when shape != 'plain' then try_parse_json(line) end as v from lines
+),
+fields as (
     select
-        coalesce(topic, :topic) as topic,
-        coalesce(kafka_partition, 0) as kafka_partition,
-        coalesce(kafka_offset, line_no) as kafka_offset,
+        *,
+        try_variant_get(v, '$.topic', 'string') as record_topic,
+        try_variant_get(v, '$.partition', 'int') as record_partition,
+        try_variant_get(v, '$.offset', 'bigint') as record_offset,
+        case when shape = 'kcat' then try_variant_get(v, '$.ts', 'bigint')
+             else try_variant_get(v, '$.timestamp', 'bigint') end as ts_ms,
+        try_variant_get(v, '$.key', 'string') as record_key,
+        case when shape = 'kcat' then try_variant_get(v, '$.payload', 'string')
+             else try_variant_get(v, '$.value', 'string') end as text_value,
+        try_variant_get(v, '$.value_base64', 'string') as base64_value,
+        try_variant_get(v, '$.headers', 'variant') as h
+    from parsed
+),
+json_lines as (
+    select
+        coalesce(record_topic, given_topic) as topic,
+        coalesce(record_partition, 0) as kafka_partition,
+        coalesce(record_offset, line_no) as kafka_offset,
         -- a time Spark cannot hold (0001-9999) would fail the whole landing: NULL instead
         case when ts_ms between -62135596800000 and 253402300799999 then timestamp_millis(ts_ms) end as kafka_ts,
-        message_key,
+        record_key as message_key,
         case when v is null then line else coalesce(base64_value, text_value) end as message_value,
         case when base64_value is not null then 'base64' else 'text' end as value_encoding,
         {_HEADERS} as headers,
+        path,
+        batch_id,
+        declared_format,
         line_no,
         case
             when v is null then 'line is not valid JSON'
             when schema_of_variant(v) not like 'OBJECT%' then 'line is not a JSON object'
-            when coalesce(topic, :topic) is null then 'record has no topic and no --topic was given'
-            when kafka_offset is null and kafka_partition is not null then 'record has a partition but no offset'
+            when coalesce(record_topic, given_topic) is null then 'record has no topic and no --topic was given'
+            when record_offset is null and record_partition is not null then 'record has a partition but no offset'
             when base64_value is not null and try_to_binary(base64_value, 'base64') is null
                 then 'value_base64 is not valid base64'
         end as land_error
     from fields
-    """
-
-
-_PLAIN_SQL = """
-select
-    :topic as topic,
-    0 as kafka_partition,
-    :first_offset + row_number() over (order by line_no) - 1 as kafka_offset,
-    cast(null as timestamp) as kafka_ts,
-    cast(null as string) as message_key,
-    line as message_value,
-    'text' as value_encoding,
-    cast(array() as array<struct<key: string, value: string>>) as headers,
-    line_no,
-    cast(null as string) as land_error
-from lines
+    where shape != 'plain'
+),
+plain_lines as (
+    select
+        given_topic as topic,
+        0 as kafka_partition,
+        first_offset + row_number() over (partition by given_topic order by file_index, line_no) - 1 as kafka_offset,
+        cast(null as timestamp) as kafka_ts,
+        cast(null as string) as message_key,
+        line as message_value,
+        'text' as value_encoding,
+        cast(array() as array<struct<key: string, value: string>>) as headers,
+        path,
+        batch_id,
+        declared_format,
+        line_no,
+        cast(null as string) as land_error
+    from lines
+    where shape = 'plain'
+)
+select * from json_lines
+union all
+select * from plain_lines
 """
 
 
@@ -170,55 +185,85 @@ def next_batch_id(spark: SparkSession) -> int:
     return max(ids, default=0) + 1
 
 
-def _next_plain_offset(spark: SparkSession, topic: str) -> int:
-    row = spark.sql(
-        f"select max(kafka_offset) from {BRONZE_TABLE} where topic = :topic and kafka_partition = 0",
-        args={"topic": topic},
-    ).collect()[0]
-    return 0 if row[0] is None else int(row[0]) + 1
+def _next_plain_offsets(spark: SparkSession, topics: set[str]) -> dict[str, int]:
+    """Per topic, the offset after the highest one landed in its partition 0."""
+    if not topics:
+        return {}
+    rows = spark.sql(
+        f"""select topic, max(kafka_offset) as last from {BRONZE_TABLE}
+            where kafka_partition = 0 and array_contains(:topics, topic) group by topic""",
+        args={"topics": sorted(topics)},
+    ).collect()
+    last = {r["topic"]: r["last"] for r in rows}
+    return {topic: 0 if last.get(topic) is None else int(last[topic]) + 1 for topic in topics}
 
 
-def _read_lines(spark: SparkSession, path: Path) -> DataFrame:
-    """The file's non-blank lines with their 1-based line numbers, all in the JVM.
+def _local_path(file_path: str) -> str:
+    """A path as Spark's `_metadata.file_path` gives it (a `file:` URI) as a local one."""
+    from urllib.parse import unquote, urlparse
 
-    Spark splits a text file into partitions in file order; a line's number is its
-    position in its partition plus the line counts of the partitions before it.
+    return unquote(urlparse(file_path).path) if file_path.startswith("file:") else file_path
+
+
+@dataclass(frozen=True)
+class _FileLanding:
+    """One file of one landing: which batch it lands in, as what."""
+
+    file_index: int
+    path: Path
+    shape: str
+    batch_id: int
+    topic: str | None
+    declared_format: str | None
+
+
+def _read_lines(spark: SparkSession, files: list[_FileLanding]) -> DataFrame:
+    """Every file's non-blank lines with their 1-based line numbers and their landing's
+    fields (view `lines`), read in one pass, all in the JVM.
+
+    Spark reads a file in splits (several small files may share a partition); the lines
+    of one split come in file order. A line's number is its position in its split plus
+    the lines of the file's earlier splits, counted in one job for all files.
     """
     from pyspark.sql import functions as F
 
-    text = spark.read.text(str(path)).select(
+    paths = sorted({str(f.path) for f in files})
+    text = spark.read.text(paths).select(
         F.col("value").alias("line"),
-        F.spark_partition_id().alias("part"),
+        F.col("_metadata.file_path").alias("file_path"),
+        F.col("_metadata.file_block_start").alias("block_start"),
         F.monotonically_increasing_id().alias("mono"),
     )
-    counts = sorted((r["part"], r["n"]) for r in text.groupBy("part").agg(F.count("*").alias("n")).collect())
-    before, first_line = 0, {}
-    for part, n in counts:
-        first_line[part] = before
-        before += n
-    first = F.create_map(*[x for part, start in first_line.items() for x in (F.lit(part), F.lit(start))]) \
-        if first_line else F.create_map().cast("map<int,bigint>")
-    # mono = (partition << 33) + position in the partition
-    position = F.col("mono") - F.shiftleft(F.col("part").cast("bigint"), 33)
-    return text.select(
+    splits = text.groupBy("file_path", "block_start").agg(
+        F.min("mono").alias("first_mono"), F.count("*").alias("n")).collect()
+    # per split, what turns its rows' mono into line numbers: lines before it - its first mono
+    base: dict[str, int] = {}
+    local: dict[str, str] = {}
+    before: dict[str, int] = {}
+    for split in sorted(splits, key=lambda r: (r["file_path"], r["block_start"])):
+        file_path = split["file_path"]
+        local[file_path] = _local_path(file_path)
+        base[f"{file_path}#{split['block_start']}"] = before.get(file_path, 0) - split["first_mono"]
+        before[file_path] = before.get(file_path, 0) + split["n"]
+    bases = F.create_map(*[x for key, value in base.items() for x in (F.lit(key), F.lit(value))]) \
+        if base else F.create_map().cast("map<string,bigint>")
+    locals_ = F.create_map(*[x for key, value in local.items() for x in (F.lit(key), F.lit(value))]) \
+        if local else F.create_map().cast("map<string,string>")
+    numbered = text.select(
         F.regexp_replace("line", "\r$", "").alias("line"),
-        (F.element_at(first, F.col("part")) + position + 1).alias("line_no"),
+        F.element_at(locals_, F.col("file_path")).alias("path"),
+        (F.element_at(bases, F.concat_ws("#", "file_path", F.col("block_start").cast("string")))
+         + F.col("mono") + 1).alias("line_no"),
     ).where("trim(line) != ''")
-
-
-def _file_frame(spark: SparkSession, path: Path, shape: str, topic: str | None,
-                plain_offsets: dict[str, int]) -> DataFrame:
-    _read_lines(spark, path).createOrReplaceTempView("lines")
-    if shape == "plain":
-        assert topic is not None, "plan_landing lets plain files through only with a topic"
-        first = plain_offsets.get(topic)
-        if first is None:
-            first = _next_plain_offset(spark, topic)
-        frame = spark.sql(_PLAIN_SQL, args={"topic": topic, "first_offset": first})
-        plain_offsets[topic] = first + frame.count()
-        return frame
-    value_key, ts_key = ("value", "timestamp") if shape == "envelope" else ("payload", "ts")
-    return spark.sql(_json_shape_sql(value_key, ts_key), args={"topic": topic})
+    plain_offsets = _next_plain_offsets(spark, {f.topic for f in files if f.shape == "plain" and f.topic})
+    assignments = spark.createDataFrame(
+        [(str(f.path), f.file_index, f.shape, f.batch_id, f.topic, f.declared_format,
+          plain_offsets.get(f.topic) if f.shape == "plain" and f.topic else None) for f in files],
+        "path string, file_index int, shape string, batch_id bigint, given_topic string, "
+        "declared_format string, first_offset bigint",
+    )
+    # a file landed twice in one write gives its lines to each of its landings
+    return numbered.join(F.broadcast(assignments), "path")
 
 
 def plan_landing(files: list[str], topic: str | None = None,
@@ -268,34 +313,27 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
     batch_ids = list(range(first_batch, first_batch + len(landings)))
     from pyspark.sql import functions as F
 
-    frames = []
-    plain_offsets: dict[str, int] = {}
+    files: list[_FileLanding] = []
     for batch_id, landing, shapes in zip(batch_ids, landings, plans, strict=True):
         for path, shape in shapes:
-            if shape == "empty":
-                continue
-            frame = _file_frame(spark, path, shape, landing.topic, plain_offsets)
-            frames.append(
-                frame.select(
-                    "topic", "kafka_partition", "kafka_offset", "kafka_ts", "message_key",
-                    "message_value", "value_encoding", "headers",
-                    F.lit(landing.declared_format).cast("string").alias("declared_format"),
-                    F.lit(str(path)).alias("source_file"),
-                    F.col("line_no").alias("source_line"),
-                    F.current_timestamp().alias("landed_at"),
-                    "land_error",
-                    F.lit(batch_id).cast("bigint").alias("landing_batch_id"),
-                )
-            )
+            if shape != "empty":
+                files.append(_FileLanding(len(files), path, shape, batch_id, landing.topic, landing.declared_format))
     counts: dict[tuple[int, str], tuple[int, int]] = {}
-    if frames:
-        combined = frames[0]
-        for frame in frames[1:]:
-            combined = combined.unionByName(frame)
+    if files:
+        _read_lines(spark, files).createOrReplaceTempView("lines")
+        rows = spark.sql(_LINES_SQL)
         last_batch = batch_ids[-1]
         label = f"landing batch {first_batch}" + (f"-{last_batch}" if last_batch > first_batch else "")
         with SparkProgress(spark.sparkContext, label):
-            combined.write.insertInto(BRONZE_TABLE)
+            rows.select(
+                "topic", "kafka_partition", "kafka_offset", "kafka_ts", "message_key",
+                "message_value", "value_encoding", "headers", "declared_format",
+                F.col("path").alias("source_file"),
+                F.col("line_no").alias("source_line"),
+                F.current_timestamp().alias("landed_at"),
+                "land_error",
+                F.col("batch_id").alias("landing_batch_id"),
+            ).write.insertInto(BRONZE_TABLE)
         counts = {
             (r["landing_batch_id"], r["source_file"]): (r["records"], r["errors"])
             for r in spark.sql(

@@ -96,6 +96,36 @@ def test_landings_in_one_write_are_batches_of_their_own(fresh, tmp_path):
     assert {r["declared_format"] for r in _bronze(fresh, before + 2)} == {None}
 
 
+def test_line_numbers_hold_across_splits_and_files_sharing_a_partition(fresh, tmp_path):
+    # tiny splits: each file is read in many parts, and parts of several files share a task
+    lines = [f"message {n}" if n % 7 else "" for n in range(1, 400)]
+    big = tmp_path / "big.txt"
+    big.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    small = tmp_path / "small file ü%20.jsonl"  # as Spark names it: a URI
+    small.write_text("\n".join(json.dumps({"topic": "s", "partition": 0, "offset": n, "value": f"v{n}"})
+                               for n in range(5)) + "\n", encoding="utf-8")
+    conf = fresh.spark.conf
+    saved = {key: conf.get(key) for key in ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")}
+    conf.set("spark.sql.files.maxPartitionBytes", "256")
+    conf.set("spark.sql.files.openCostInBytes", "16")
+    try:
+        assert fresh.spark.read.text(str(big)).rdd.getNumPartitions() > 10
+        landed = fresh.land_batches([Landing([str(big), str(small)], "splits"), Landing([str(big)], "splits")])
+    finally:
+        for key, value in saved.items():
+            conf.set(key, value)
+    (first, first_files), (second, _) = landed
+    expected = [(n, f"message {n}") for n in range(1, 400) if n % 7]
+    for batch in (first, second):
+        rows = [r for r in _bronze(fresh, batch) if r["topic"] == "splits"]
+        assert [(r["source_line"], r["message_value"]) for r in rows] == expected
+    offsets = [r["kafka_offset"] for b in (first, second) for r in _bronze(fresh, b) if r["topic"] == "splits"]
+    assert offsets == list(range(2 * len(expected)))
+    assert [(f.records, f.errors) for f in first_files] == [(len(expected), 0), (5, 0)]
+    assert [(r["source_line"], r["kafka_offset"]) for r in _bronze(fresh, first) if r["topic"] == "s"] == \
+        [(n + 1, n) for n in range(5)]
+
+
 def test_a_bad_landing_lands_nothing_of_its_write(fresh, tmp_path):
     plain = tmp_path / "plain.txt"
     plain.write_text(MESSAGE + "\n", encoding="utf-8")
