@@ -274,24 +274,52 @@ def landings(vectors: Path, tmp: Path) -> list[tuple[str, str, Path]]:
     ]
 
 
+# Paimon's scenarios land file by file over this many builds: file n in build min(n, 3),
+# the files after the third in the third build, each a landing batch of its own
+PAIMON_BUILDS = 3
+
+
+def paimon_copies(scenario: dict[str, Any]) -> list[int]:
+    """The file counts whose state gets a copy of its own (topic, database): those whose
+    last file lands in the last build together with other files. The whole scenario
+    (paimon_topic) shows the state after files 1 and 2, and after the last one."""
+    return list(range(PAIMON_BUILDS, len(scenario["files_in_order"])))
+
+
+def paimon_copy(name: str, files: int | None) -> tuple[str, str]:
+    """(topic, database) of scenario `name` cut after `files` files (None: all of them)."""
+    database = "peer_paimon_" + name.replace("-", "_")
+    if files is None:
+        return paimon_topic(name), database
+    return f"{paimon_topic(name)}.after-{files}", f"{database}_after_{files}"
+
+
 def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
-    """Every case, then Paimon's files one batch each (tests/examples/conftest.py)."""
+    """Every case, then Paimon's files a batch each over PAIMON_BUILDS builds: the state
+    after each file is read after the build that landed it, from the scenario or from a
+    copy cut after that file (tests/examples/conftest.py)."""
     for topic, declared_format, path in landings(VECTORS, tmp):
         lake.land([path], topic=topic, declared_format=declared_format)
     states: dict[str, dict[int, list[tuple[str, ...]]]] = {name: {} for name in PAIMON_SCENARIOS}
-    steps = max(len(s["files_in_order"]) for s in PAIMON_SCENARIOS.values())
-    for number in range(1, steps + 1):
+    for build in range(1, PAIMON_BUILDS + 1):
         for name, scenario in PAIMON_SCENARIOS.items():
-            if number <= len(scenario["files_in_order"]):
-                source = PEERS / "paimon" / scenario["files_in_order"][number - 1]["records_file"]
-                database = "peer_paimon_" + name.replace("-", "_")
-                lake.land([with_database(source, database, tmp)], topic=paimon_topic(name),
-                          declared_format="canal_json")
+            files = scenario["files_in_order"]
+            for cut in [*paimon_copies(scenario), None]:
+                topic, database = paimon_copy(name, cut)
+                for number in range(1, (cut or len(files)) + 1):
+                    if min(number, PAIMON_BUILDS) == build:
+                        source = PEERS / "paimon" / files[number - 1]["records_file"]
+                        lake.land([with_database(source, database, tmp)], topic=topic,
+                                  declared_format="canal_json")
         yield
         for name, scenario in PAIMON_SCENARIOS.items():
+            last = len(scenario["files_in_order"])
             for checkpoint in scenario["checkpoints"]:
-                if checkpoint["after_file"] == number:
-                    states[name][number] = paimon_state(lake, paimon_topic(name), checkpoint["columns"])
+                number = checkpoint["after_file"]
+                if min(number, PAIMON_BUILDS) == build:
+                    # before the last build the whole scenario holds files 1..build
+                    topic, _ = paimon_copy(name, None if build < PAIMON_BUILDS or number == last else number)
+                    states[name][number] = paimon_state(lake, topic, checkpoint["columns"])
     return Built(lake, states)
 
 
@@ -574,7 +602,9 @@ def test_nothing_else_is_rejected_or_a_marker(built):
     document's keyless legacy DELETE and the one marker Canal's QUERY."""
     topics = [CANAL_QUERY, CANAL_FLINK, CANAL_ALLTYPE, CANAL_EVENT, DTS_DOC_LEGACY_DELETE, DTS_DOC_DELETE,
               DTS_DOC_DDL, DTS_INIT, DTS_LEGACY, DRS_MYSQL, DRS_GAUSSDB, DRS_JSON_C, PEER_CANAL_DATA,
-              PEER_FILTER_TABLE, PEER_WITH_INIT, PEER_FLINK_CDC, *map(paimon_topic, PAIMON_SCENARIOS)]
+              PEER_FILTER_TABLE, PEER_WITH_INIT, PEER_FLINK_CDC,
+              *(paimon_copy(name, cut)[0] for name, scenario in PAIMON_SCENARIOS.items()
+                for cut in [*paimon_copies(scenario), None])]
     rejects = built.lake.rows("select topic from silver.cdc_rejects where array_contains(:topics, topic)",
                               topics=topics)
     markers = built.lake.rows("select topic from silver.cdc_heartbeats where array_contains(:topics, topic)",
