@@ -37,6 +37,7 @@ import pytest
 import synth
 from cdclake import paths
 from cdclake.lake import Lake
+from cdclake.landing import Landing
 from realdb import fuzz, render_alibaba, render_canal, render_debezium
 from realdb.delivery import consumer_order, with_redeliveries
 from realdb.fixtures import capture_mariadb_workload, capture_postgres_workload
@@ -172,21 +173,20 @@ def fuzz_seeds(delivered: dict[str, list[synth.Record]]) -> list[fuzz.Seed]:
     return seeds
 
 
-def land_fuzz(lake: Lake, tmp: Path, delivered: dict[str, list[synth.Record]]) -> tuple[list[int], dict[str, int]]:
-    """Land the mutants, one batch per declared format; their batch ids and counts by mutation."""
+def fuzz_landings(tmp: Path, delivered: dict[str, list[synth.Record]]) -> tuple[list[Landing], dict[str, int]]:
+    """The mutants as landings, one per declared format, and their counts by mutation."""
     mutants = fuzz.mutants(fuzz_seeds(delivered), seed=5)
-    batches, by_mutation = [], {}
+    landings, by_mutation = [], {}
     for format_id in sorted({m.declared_format or "" for m in mutants}):
         path = tmp / f"fuzz_{format_id or 'undeclared'}.jsonl"
         with open(path, "wb") as handle:
             for m in mutants:
                 if (m.declared_format or "") == format_id:
                     handle.write(m.line + b"\n")
-        batch_id, _ = lake.land([path], declared_format=format_id or None)
-        batches.append(batch_id)
+        landings.append(Landing([str(path)], declared_format=format_id or None))
     for m in mutants:
         by_mutation[m.mutation] = by_mutation.get(m.mutation, 0) + 1
-    return batches, by_mutation
+    return landings, by_mutation
 
 
 def fuzz_figures(lake: Lake, batches: list[int], by_mutation: dict[str, int], seconds: float) -> FuzzFigures:
@@ -265,15 +265,18 @@ def harness(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Harness:
                 "postgres": capture_postgres_workload(tmp / "postgres")}
     lake.reset()
     delivered: dict[str, list[synth.Record]] = {}
-    valid_batches = []
+    valid = []
     for n, stream in enumerate(STREAMS):
         topic = f"{stream.db}.cdc"
         records = stream.render(captures[stream.source], stream.db, topic)
         delivered[stream.db] = consumer_order(with_redeliveries(records, 0.05, seed=n), seed=n)
         path = tmp / f"{stream.db}.jsonl"
         synth.write_records(path, delivered[stream.db])
-        valid_batches.append(lake.land([path], declared_format=stream.format_id)[0])
-    fuzz_batches, by_mutation = land_fuzz(lake, tmp, delivered)
+        valid.append(Landing([str(path)], declared_format=stream.format_id))
+    mutant_landings, by_mutation = fuzz_landings(tmp, delivered)
+    # every stream and the mutants of each format a landing batch of its own, in one write
+    batches = [batch_id for batch_id, _ in lake.land_batches(valid + mutant_landings)]
+    valid_batches, fuzz_batches = batches[:len(valid)], batches[len(valid):]
     started = time.monotonic()
     lake.build("--vars", json.dumps({"cdc_primary_keys": declared_keys(captures),
                                      "cdc_tables": declared_tables(captures)}))
