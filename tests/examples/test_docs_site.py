@@ -55,14 +55,22 @@ def _arguments(signature: str) -> list[str]:
     return [part.split("=", 1)[0].strip() for part in signature.split(",") if part.strip()]
 
 
+# `{% materialization name, adapter='spark' %}`: dbt names its macro materialization_<name>_<adapter>
+MATERIALIZATION_DEFINITION = re.compile(r"\{%-?\s*materialization\s+(\w+)\s*,\s*(?:adapter\s*=\s*)?'?(\w+)'?")
+
+
 def _defined_macros() -> dict[str, list[str]]:
-    """Macro name -> argument names, for every macro and generic test in the project's files."""
+    """Macro name -> argument names, for every macro, materialization and generic test in
+    the project's files."""
     found: dict[str, list[str]] = {}
     for folder in ("macros", "data-tests"):
         for sql in sorted((paths.PROJECT_DIR / folder).rglob("*.sql")):
-            for kind, name, signature in MACRO_DEFINITION.findall(sql.read_text(encoding="utf-8")):
+            text = sql.read_text(encoding="utf-8")
+            for kind, name, signature in MACRO_DEFINITION.findall(text):
                 # dbt names the macro of a generic test `test_<name>`
                 found[f"test_{name}" if kind == "test" else name] = _arguments(signature)
+            for name, adapter in MATERIALIZATION_DEFINITION.findall(text):
+                found[f"materialization_{name}_{adapter}"] = []
     return found
 
 

@@ -1,6 +1,7 @@
 """One named regression test per class of defect that streams captured from a real
 MariaDB found (issue: real-database truth). Each lands the smallest input that showed
-the defect, beside the others, into one lake built once.
+the defect, beside the others, into the examples lake (tests/examples/conftest.py);
+number 5 needs a lake of its own (tests/test_untyped_lake.py).
 
 1. ordering across partitions: a key moved by an UPDATE (written to the new key's
    partition) and the old key inserted again in the same second (the old key's
@@ -8,7 +9,8 @@ the defect, beside the others, into one lake built once.
 2. tables without a key across ADD COLUMN and DROP COLUMN;
 3. temporal values over the whole MySQL range (Debezium / CDL numeric encodings);
 4. JSON column values keep the text of every number and the order of their keys;
-5. a lake whose tables carry no vendor types builds (gold.cdc_cast_failures);
+5. a lake whose tables carry no vendor types builds (gold.cdc_cast_failures):
+   tests/test_untyped_lake.py;
 6. a megabyte binary value (DRS Java byte-array literal) is read without a regular
    expression over it;
 7. a format without types (Debezium without its schema envelope) reads by the column
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -270,23 +274,11 @@ def shareplex_keyless_records() -> list[synth.Record]:
 
 # ------------------------------------------------------------------ the lake
 
-@pytest.fixture(scope="module")
-def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    """An empty lake builds (5: including no format at all), then one of a format without
-    vendor types (Shareplex) builds, then every input above lands and builds."""
-    tmp = tmp_path_factory.mktemp("regressions")
-    lake.reset()
-    lake.build()
+EXAMPLE_VARS = {"cdc_tables": PLAIN_DECLARED}
 
-    shareplex = tmp / "shareplex.jsonl"
-    shareplex.write_text(json.dumps({
-        "topic": "reg.untyped.shareplex", "partition": 0, "offset": 0, "timestamp": ES,
-        "value": json.dumps({"meta": {"op": "ins", "table": "untyped.t", "rowid": "AAA", "scn": "1", "trans": "1",
-                                      "seq": 1, "time": "2023-11-14T22:13:20"},
-                             "data": {"id": "1", "note": "no types"}})}) + "\n", encoding="utf-8")
-    lake.land([shareplex], declared_format="shareplex_json")
-    lake.build()
 
+def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
+    """Every input above, a landing batch each (tests/examples/conftest.py)."""
     def land(name: str, format_id: str, records: list[synth.Record]) -> None:
         path = tmp / f"{name}.jsonl"
         synth.write_records(path, records)
@@ -301,19 +293,13 @@ def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Lake:
     land("json.canal", "canal_json", json_records())
     land("big.drs", "drs_json", megabyte_records())
     land("nodrop.sp", "shareplex_json", shareplex_keyless_records())
-    lake.build("--vars", json.dumps({"cdc_tables": PLAIN_DECLARED}))
+    yield
     return lake
 
 
 def current(lake: Lake, table_id: str) -> dict[str, dict[str, str | None]]:
     rows = lake.rows("select row_key, row from gold.cdc_current_rows where table_id = :t", t=table_id)
     return {r["row_key"]: r["row"] for r in rows}
-
-
-def test_lake_without_vendor_types_builds(built):
-    """5. The Shareplex-only build succeeded (fixture); its row is in gold."""
-    (row,) = built.rows("select row from gold.cdc_current_rows where table_id = 'untyped.t'")
-    assert row["row"] == {"id": "1", "note": "no types", "ROWID": "AAA"}
 
 
 @pytest.mark.parametrize("format_id", CANAL_FAMILY)
