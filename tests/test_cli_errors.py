@@ -140,3 +140,9 @@ def test_cdc_build_of_an_empty_lake_builds_nothing(tmp_path):
     assert done.stdout == ("nothing to build: bronze.kafka_messages is empty "
                            "(land records with `cdc land` first)\n")
     assert not (tmp_path / "dbt-target").exists()  # dbt did not run
+
+
+def test_cdc_docs_of_a_lake_never_built_says_to_build_first(tmp_path):
+    done, _ = run(tmp_path, "cdc", "docs")
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        1, "no lake to document yet: run `cdc build` (or `cdc demo`) first")
