@@ -234,26 +234,23 @@ def _read_lines(spark: SparkSession, files: list[_FileLanding]) -> DataFrame:
         F.col("_metadata.file_block_start").alias("block_start"),
         F.monotonically_increasing_id().alias("mono"),
     )
-    splits = text.groupBy("file_path", "block_start").agg(
+    counted = text.groupBy("file_path", "block_start").agg(
         F.min("mono").alias("first_mono"), F.count("*").alias("n")).collect()
-    # per split, what turns its rows' mono into line numbers: lines before it - its first mono
-    base: dict[str, int] = {}
-    local: dict[str, str] = {}
+    # per split, its file's local path and what turns its rows' mono into line numbers:
+    # the lines of the file's earlier splits minus the split's first mono
+    splits: list[tuple[str, int, str, int]] = []
     before: dict[str, int] = {}
-    for split in sorted(splits, key=lambda r: (r["file_path"], r["block_start"])):
+    for split in sorted(counted, key=lambda r: (r["file_path"], r["block_start"])):
         file_path = split["file_path"]
-        local[file_path] = _local_path(file_path)
-        base[f"{file_path}#{split['block_start']}"] = before.get(file_path, 0) - split["first_mono"]
+        splits.append((file_path, split["block_start"], _local_path(file_path),
+                       before.get(file_path, 0) - split["first_mono"]))
         before[file_path] = before.get(file_path, 0) + split["n"]
-    bases = F.create_map(*[x for key, value in base.items() for x in (F.lit(key), F.lit(value))]) \
-        if base else F.create_map().cast("map<string,bigint>")
-    locals_ = F.create_map(*[x for key, value in local.items() for x in (F.lit(key), F.lit(value))]) \
-        if local else F.create_map().cast("map<string,string>")
-    numbered = text.select(
+    split_frame = spark.createDataFrame(
+        splits, "file_path string, block_start bigint, path string, base bigint")
+    numbered = text.join(F.broadcast(split_frame), ["file_path", "block_start"]).select(
         F.regexp_replace("line", "\r$", "").alias("line"),
-        F.element_at(locals_, F.col("file_path")).alias("path"),
-        (F.element_at(bases, F.concat_ws("#", "file_path", F.col("block_start").cast("string")))
-         + F.col("mono") + 1).alias("line_no"),
+        "path",
+        (F.col("base") + F.col("mono") + 1).alias("line_no"),
     ).where("trim(line) != ''")
     plain_offsets = _next_plain_offsets(spark, {f.topic for f in files if f.shape == "plain" and f.topic})
     assignments = spark.createDataFrame(
