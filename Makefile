@@ -1,14 +1,15 @@
 # One entry point for users and CI. Every target creates the virtualenv and
 # installs the pinned dependencies itself, so a fresh clone needs only
-# python3.11, java 17 and make.
+# python3.11, java 17, Maven and make.
 PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+JARS := $(VENV)/share/cdc-lakehouse/jars
 
 .PHONY: setup demo test test-browser test-servers test-fast lint docs clean
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock pyproject.toml pom.xml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
 	@command -v java >/dev/null 2>&1 || { echo "error: java not found (Java 17 is required by Spark)"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +18,11 @@ $(STAMP): requirements.lock pyproject.toml
 	# there (it scans sys.path for dbt_* modules, which the default editable finder hides)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--config-settings editable_mode=compat -e .
+	# the JVM jars of pom.xml (Delta Lake) into the virtualenv, with Maven: every Spark
+	# session puts them on its class path (cdclake/jars.py); nothing is fetched at run time
+	@command -v mvn >/dev/null 2>&1 || { echo "error: mvn not found (Maven fetches the JVM jars of pom.xml)"; exit 1; }
+	rm -rf $(JARS)
+	mvn -q -B dependency:copy-dependencies -Dcdc.jars=$(abspath $(JARS))
 	# Spark's classes in a class-data-sharing archive: every cdc process starts about
 	# 5 s faster (cdclake/class_archive.py)
 	$(BIN)/python -m cdclake.class_archive

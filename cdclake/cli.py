@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from cdclake import home_lock, paths
+from cdclake import home_lock, jars, paths
 from cdclake.formats import KNOWN_FORMATS
 from cdclake.landing import BRONZE_TABLE, LandingError
 
@@ -235,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), EXIT_USAGE)
     except home_lock.HomeBusyError as exc:
         return _fail(str(exc), EXIT_BUSY)
+    except jars.MissingJarsError as exc:
+        return _fail(str(exc), EXIT_FAILED)
     except SystemExit as exc:
         if not isinstance(exc.code, str):
             raise

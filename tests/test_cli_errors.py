@@ -146,3 +146,15 @@ def test_cdc_docs_of_a_lake_never_built_says_to_build_first(tmp_path):
     done, _ = run(tmp_path, "cdc", "docs")
     assert (done.returncode, done.stderr.splitlines()[-1]) == (
         1, "no lake to document yet: run `cdc build` (or `cdc demo`) first")
+
+
+def test_a_session_without_the_jars_says_how_to_fetch_them(tmp_path):
+    env = dict(home_env(tmp_path), CDC_JARS=str(tmp_path / "no-jars"))
+    started = time.monotonic()
+    done = subprocess.run([str(BIN / "cdc"), "sql", "select 1"], cwd=PROJECT, env=env, text=True,
+                          capture_output=True, timeout=60)
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        1, f"error: no JVM jars in {tmp_path / 'no-jars'}: run `make setup` (it fetches them with Maven "
+           f"from pom.xml), or `mvn -q -B dependency:copy-dependencies -Dcdc.jars={tmp_path / 'no-jars'}` "
+           "in the project")
+    assert time.monotonic() - started < FAST_SECONDS

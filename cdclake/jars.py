@@ -1,0 +1,33 @@
+"""The JVM jars the project adds to pyspark's own (Delta Lake), fetched at setup.
+
+`pom.xml` pins them; `make setup` copies them with Maven into a folder of the Python
+environment, and every embedded session puts that folder's jars on the driver's class
+path (the system class path, so that the class archive of cdclake.class_archive covers
+them too). Nothing is downloaded at run time. `$CDC_JARS` names another folder of jars
+(fetched some other way, say through a company's Maven mirror).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+class MissingJarsError(RuntimeError):
+    """The jars were never fetched (a plain `pip install`, or Maven failed at setup)."""
+
+
+def jars_dir() -> Path:
+    """Where the jars live: `$CDC_JARS`, else a folder of this Python environment."""
+    return Path(os.environ.get("CDC_JARS") or Path(sys.prefix) / "share" / "cdc-lakehouse" / "jars")
+
+
+def class_path() -> str:
+    """The jars, as a class path; MissingJarsError when there are none."""
+    jars = sorted(jars_dir().glob("*.jar"))
+    if not jars:
+        raise MissingJarsError(
+            f"no JVM jars in {jars_dir()}: run `make setup` (it fetches them with Maven from pom.xml), "
+            f"or `mvn -q -B dependency:copy-dependencies -Dcdc.jars={jars_dir()}` in the project")
+    return ":".join(str(jar) for jar in jars)
