@@ -3,7 +3,7 @@
         materialized='incremental',
         incremental_strategy='insert_overwrite',
         partition_by=['table_hash'],
-        post_hook="{{ cdc_drop_emptied_partitions(this, ref('cdc_row_history')) }}",
+        post_hook="{{ cdc_delete_emptied_tables(this, ref('cdc_row_history')) }}",
     )
 }}
 
