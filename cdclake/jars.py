@@ -25,9 +25,10 @@ def jars_dir() -> Path:
 
 def class_path() -> str:
     """The jars, as a class path; MissingJarsError when there are none."""
-    jars = sorted(jars_dir().glob("*.jar"))
+    folder = jars_dir()
+    jars = sorted(folder.glob("*.jar"))
     if not jars:
         raise MissingJarsError(
-            f"no JVM jars in {jars_dir()}: run `make setup` (it fetches them with Maven from pom.xml), "
-            f"or `mvn -q -B dependency:copy-dependencies -Dcdc.jars={jars_dir()}` in the project")
+            f"no JVM jars in {folder}: run `make setup` (it fetches them with Maven from pom.xml), "
+            f"or `mvn -q -B dependency:copy-dependencies -Dcdc.jars={folder}` in the project")
     return ":".join(str(jar) for jar in jars)

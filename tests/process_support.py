@@ -40,10 +40,12 @@ KILL_POINTS = [
 ]
 
 
-def run(home: Path, *args: str, check: bool = True, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    """`args[0]` (cdc, dbt, python) of this environment, in the project, with state in `home`."""
-    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env=home_env(home), text=True,
-                          capture_output=True, timeout=timeout)
+def run(home: Path, *args: str, check: bool = True, timeout: int = 600,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`args[0]` (cdc, dbt, python) of this environment, in the project, with state in `home`
+    (and the variables of `env` set)."""
+    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=PROJECT, env={**home_env(home), **(env or {})},
+                          text=True, capture_output=True, timeout=timeout)
     if check and done.returncode != 0:
         raise AssertionError(f"{' '.join(args)} exited {done.returncode}:\n"
                              f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
