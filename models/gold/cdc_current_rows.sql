@@ -1,20 +1,19 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='insert_overwrite',
-        partition_by=['table_hash'],
-        post_hook="{{ cdc_delete_emptied_tables(this, ref('cdc_row_history')) }}",
+        incremental_strategy='merge',
+        cdc_replace_keys=['table_id', 'row_key'],
     )
 }}
 
 {#- The live rows of every source table: the current, not deleted version of each key
-    in gold.cdc_row_history. Incremental runs rewrite the partitions (table_hash) of the
-    tables whose history was rebuilt; a table left without rows loses its partition in
-    the post-hook (an overwrite with no rows would leave the old ones in place). -#}
+    in gold.cdc_row_history. Incremental runs replace, in one MERGE (macro
+    spark__get_merge_sql), the rows of the keys whose history was folded again since the
+    last build: a key left without a live version loses its row. -#}
 
 {% if cdc_nothing_new(ref('cdc_row_history'), column='built_through_batch_id', mark_column='built_through_batch_id') %}
 
-select * from {{ this }} where false
+select *, false as is_replaced_key from {{ this }} where false
 
 {% else %}
 
@@ -27,8 +26,25 @@ history as (
     {% endif %}
 ),
 
-final as (
+{% if is_incremental() %}
+replaced_keys as (
+    -- every key folded again (all its versions were rewritten)
+    select distinct table_id, row_key from history
+    union
+    -- and the live rows of tables without a key that have no version left: a dropped
+    -- column renamed their identity
+    select current_rows.table_id, current_rows.row_key
+    from {{ this }} as current_rows
+    left semi join (select distinct table_id from history where not is_keyed) as keyless
+        on current_rows.table_id = keyless.table_id
+    left anti join {{ ref('cdc_row_history') }} as all_history
+        on current_rows.table_id = all_history.table_id and current_rows.row_key = all_history.row_key
+),
+{% endif %}
+
+live_rows as (
     select
+        table_id,
         row_key,
         row,
         row_count,
@@ -40,11 +56,28 @@ final as (
         valid_from as last_event_ts,
         change_id as last_change_id,
         landing_batch_id as last_landing_batch_id,
-        built_through_batch_id,
-        table_id,
-        table_hash
+        built_through_batch_id
     from history
     where is_current and not is_deleted
+),
+
+final as (
+    {% if is_incremental() %}
+    select *, false as is_replaced_key from live_rows
+    union all
+    select
+        table_id,
+        row_key,
+        {% for column in ['row', 'row_count', 'last_op', 'sort_key', 'kafka_partition', 'kafka_offset',
+                          'row_index', 'last_event_ts', 'last_change_id', 'last_landing_batch_id',
+                          'built_through_batch_id'] -%}
+        null as {{ column }},
+        {% endfor -%}
+        true as is_replaced_key
+    from replaced_keys
+    {% else %}
+    select * from live_rows
+    {% endif %}
 )
 
 select * from final

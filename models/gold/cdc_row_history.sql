@@ -1,8 +1,8 @@
 {{
     config(
         materialized='incremental',
-        incremental_strategy='insert_overwrite',
-        partition_by=['table_hash'],
+        incremental_strategy='merge',
+        cdc_replace_keys=['table_id', 'row_key'],
     )
 }}
 
@@ -33,8 +33,9 @@
 
     Incremental runs fold again only the keys that new changes touch (every key of a
     table that got a new TRUNCATE), from all their changes, so changes that arrive late
-    or out of order across partitions land in their true place; the partitions
-    (table_hash) of the touched tables are rewritten, the others are left alone.
+    or out of order across partitions land in their true place. One MERGE (macro
+    spark__get_merge_sql, config cdc_replace_keys) replaces every version of the touched
+    keys with their new versions; no other row is read or written.
 
     Built in three parts, each a macro in macros/gold/: cdc_history_changes (the changes
     to fold and, incrementally, the keys they touch), cdc_history_key_events (changes as
@@ -44,7 +45,7 @@
 
 {% if cdc_nothing_new(ref('cdc_changes'), mark_column='built_through_batch_id') %}
 
-select * from {{ this }} where false
+select *, false as is_replaced_key from {{ this }} where false
 
 {% else %}
 
@@ -61,34 +62,25 @@ with
 
 {{ cdc_history_fold(fold_documents) }},
 
-{% if is_incremental() %}
-kept as (
-    -- the untouched keys of the tables new changes touch: their partitions are rewritten whole
-    select {{ cdc_history_columns() | join(', ') }}
-    from {{ this }} as h
-    left semi join new_tables as t
-        on h.table_hash = {{ cdc_partition_hash('t.table_id') }} and h.table_id = t.table_id
-    left anti join touched_keys as k
-        on h.table_id = k.table_id and h.row_key = k.row_key
-),
-
-combined as (
-    select {{ cdc_history_columns() | join(', ') }} from versions
-    union all
-    select * from kept
-),
-{% else %}
-combined as (
-    select {{ cdc_history_columns() | join(', ') }} from versions
-),
-{% endif %}
-
 final as (
     select
         {{ cdc_history_columns() | join(', ') }},
-        (select max(c.landing_batch_id) from {{ ref('cdc_changes') }} as c) as built_through_batch_id,
-        {{ cdc_partition_hash('table_id') }} as table_hash
-    from combined
+        (select max(c.landing_batch_id) from {{ ref('cdc_changes') }} as c) as built_through_batch_id
+        {%- if is_incremental() %},
+        false as is_replaced_key
+        {%- endif %}
+    from versions
+    {%- if is_incremental() %}
+    union all
+    -- the keys whose versions the MERGE replaces (some end with no version: the old
+    -- identity of a keyless row that a dropped column renamed)
+    select
+        {% for column in cdc_history_columns() + ['built_through_batch_id'] -%}
+        {{ 'touched_keys.' ~ column if column in ('table_id', 'row_key') else 'null' }} as {{ column }},
+        {% endfor -%}
+        true as is_replaced_key
+    from touched_keys
+    {%- endif %}
 )
 
 select * from final
