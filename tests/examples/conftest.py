@@ -21,7 +21,9 @@ module could reset the lake).
 from __future__ import annotations
 
 import json
-from collections.abc import Generator
+import threading
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -98,11 +100,55 @@ class ModuleLake:
         return getattr(self._lake, name)
 
 
+# tables a reader polls while a build runs (test_examples_lake: readers see no half-written
+# table); not the views over several tables (silver.cdc_changes: decoded rows and update
+# pairs, two models written one after the other)
+POLLED_TABLES = ("gold.cdc_current_rows", "gold.cdc_row_history", "gold.cdc_sync_status", "silver.int_cdc__decoded")
+
+
+@dataclass
+class ReadersSeen:
+    """What a second session read while one build ran: the row counts of POLLED_TABLES
+    before and after the build and every count it saw in between."""
+
+    before: dict[str, int]
+    after: dict[str, int] = field(default_factory=dict)
+    seen: dict[str, list[int]] = field(default_factory=dict)
+
+
+@contextmanager
+def readers_polling(lake: Lake) -> Iterator[ReadersSeen]:
+    """Count the rows of POLLED_TABLES over and over from a second Spark session (its own
+    SQL state, the same catalog and tables) while the body runs."""
+    reader = lake.spark.newSession()
+
+    def counts() -> dict[str, int]:
+        return {table: reader.sql(f"select count(*) from {table}").collect()[0][0] for table in POLLED_TABLES}
+
+    seen = ReadersSeen(before=counts())
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(0.1):
+            for table, count in counts().items():
+                seen.seen.setdefault(table, []).append(count)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        poller.join()
+    seen.after = counts()
+
+
 @dataclass
 class ExamplesLake:
     lake: Lake
     results: dict[str, Any] = field(default_factory=dict)  # module name -> what land_examples returned
     batches: dict[str, list[int]] = field(default_factory=dict)  # module name -> its landing batch ids
+    readers: list[ReadersSeen] = field(default_factory=list)  # builds after the first, as readers saw them
 
     def __getitem__(self, module_name: str) -> Any:
         return self.results[module_name]
@@ -132,8 +178,13 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
                 built.results[name] = done.value
                 del active[name]
         landings.flush()
-        if active:
+        if active and builds == 0:
             lake.build(*build_args, "--exclude", "resource_type:test")
+            builds += 1
+        elif active:
+            with readers_polling(lake) as seen:
+                lake.build(*build_args, "--exclude", "resource_type:test")
+            built.readers.append(seen)
             builds += 1
     if builds:
         # the data tests (accounting, keys, accepted values) once, over the final lake

@@ -27,3 +27,20 @@ def test_every_module_landed_and_got_a_result(examples):
         pytest.skip("no example module is selected")
     assert all(examples.batches.values())
     assert set(examples.results) == set(examples.batches)
+
+
+def test_readers_during_a_build_see_each_table_before_or_after_it(examples):
+    """A second session counting rows while a build commits sees every table as it was
+    before the build or as the build left it, never a half-written table: each model's
+    write is one Delta commit (gold's MERGE replaces the touched keys' rows in one)."""
+    if not examples.readers:
+        pytest.skip("the selected modules land in one step: no incremental build")
+    changed = set()
+    for build in examples.readers:
+        for table, counts in build.seen.items():
+            assert counts, (table, "no count was read during the build")
+            assert set(counts) <= {build.before[table], build.after[table]}, (table, build)
+            if build.before[table] != build.after[table]:
+                changed.add(table)
+    # the builds changed the tables, so a half-written state had something to show
+    assert {"gold.cdc_current_rows", "gold.cdc_row_history"} <= changed
