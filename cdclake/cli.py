@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from cdclake import home_lock, jars, paths
+from cdclake import build_record, home_lock, jars, paths
 from cdclake.formats import KNOWN_FORMATS
 from cdclake.landing import BRONZE_TABLE, LandingError
 
@@ -68,10 +68,25 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from cdclake.dbt_invoke import run_dbt
     from cdclake.runtime import get_session
 
-    if get_session().table(BRONZE_TABLE).isEmpty():
+    spark = get_session()
+    last_batch = spark.sql(f"select max(landing_batch_id) from {BRONZE_TABLE}").collect()[0][0]
+    if last_batch is None:
         print(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
         return 0
-    return 0 if run_dbt(["build", *args.dbt_args]) else 1
+    project = build_record.project_digest()  # before dbt runs: what this build runs
+    if not args.dbt_args and not args.full_check and build_record.up_to_date(spark, last_batch, project):
+        print(f"nothing to build: the last build built and checked every landing batch (through "
+              f"{last_batch}) with this project (`cdc build --full-check` builds and checks anyway)")
+        return 0
+    since = build_record.check_scope(spark, args.dbt_args, args.full_check)
+    if since is not None:
+        print(f"data tests check landing batches after {since}, those built since the last checked "
+              "build (`cdc build --full-check` checks every batch)")
+    if not run_dbt(["build", *args.dbt_args]):
+        return 1
+    if build_record.is_whole_build(args.dbt_args):
+        build_record.record(spark, last_batch, project)
+    return 0
 
 
 def _cmd_dbt(args: argparse.Namespace) -> int:
@@ -114,7 +129,8 @@ STATUS_QUERY = """
 select topic, table_id, vendor_format as format, changes, inserts, updates, deletes, snapshots,
     truncates, ddl_events as ddl, heartbeats, other_markers as markers, rejects, duplicates,
     waiting_update_halves as waiting_halves, last_event_ts, last_change_lag_seconds as lag_s,
-    last_heartbeat_ts, heartbeat_lag_seconds as heartbeat_lag_s
+    last_heartbeat_ts,
+    (unix_micros(current_timestamp()) - unix_micros(last_heartbeat_ts)) / 1000000.0 as heartbeat_lag_s
 from gold.cdc_sync_status
 order by topic, table_id nulls first
 """
@@ -176,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="dbt build with the Spark session and UDFs "
                            "(extra arguments go to dbt build)")
+    build.add_argument("--full-check", action="store_true",
+                       help="run the data tests over every landing batch, not only those built "
+                       "since the last checked build")
     build.set_defaults(func=_cmd_build, passes_dbt_args=True)
 
     dbt = sub.add_parser("dbt", help="any dbt command, e.g. `cdc dbt test -s gold`",

@@ -2,13 +2,15 @@
     silver.cdc_changes, silver.cdc_ddl_events, silver.cdc_heartbeats, silver.cdc_rejects,
     silver.cdc_update_halves (one half of an update sent as two messages: paired into a
     change, or waiting for its partner), or is a duplicate of an earlier record. Returns
-    the records that do not. -#}
+    the records that do not. `cdc build` checks the landing batches it built (macro
+    cdc_checked_batches); `cdc build --full-check` and plain dbt check them all. -#}
 
 with
 
 bronze as (
     select landing_batch_id, source_file, source_line
     from {{ source('bronze', 'kafka_messages') }}
+    where {{ cdc_checked_batches('landing_batch_id') }}
 ),
 
 placed as (
@@ -39,6 +41,7 @@ counted as (
     from bronze
     left join placed
         on bronze.landing_batch_id = placed.landing_batch_id
+        and {{ cdc_checked_batches('placed.landing_batch_id') }}
         and bronze.source_file = placed.source_file
         and bronze.source_line = placed.source_line
     group by bronze.landing_batch_id, bronze.source_file, bronze.source_line

@@ -4,7 +4,8 @@ dbt imports every installed module whose name starts with `dbt_` and instantiate
 classes in its `plugins` list before it runs anything. For this project, and when the
 chosen target uses the embedded `session` method, `initialize` creates the Spark session
 (settings: the profile's `server_side_parameters`) and registers the Python UDFs on it;
-dbt-spark's `session` method then finds that session with `getOrCreate()`.
+dbt-spark's `session` method then finds that session with `getOrCreate()`. It also makes
+the next `cdc build` run even when nothing new was landed (cdclake/build_record.py).
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ class CdcLakehousePlugin(dbtPlugin):
     def initialize(self) -> None:
         if self.project_name != PROJECT_NAME:
             return
+        from cdclake.build_record import forget_project
         from cdclake.runtime import get_session, target_method
 
         if target_method(_chosen_target(sys.argv)) != "session":
             return
-        get_session()
+        # dbt may change tables: the next `cdc build` must run (cdclake/build_record.py)
+        forget_project(get_session())
 
 
 plugins = [CdcLakehousePlugin]
