@@ -40,8 +40,7 @@ CASES: dict[str, tuple[str, str, str]] = {
 def values(format_id: str, n: int) -> list[str]:
     import importlib
 
-    import synth
-
+    synth = importlib.import_module("synth")
     renderer = importlib.import_module(f"renderers.{CASES[format_id][0]}")
     records = renderer.render(synth.generate(f"bench_{format_id}", n_changes=min(n, 20_000)), topic="bench")
     return [r.value for r in itertools.islice(itertools.cycle(records), n)]
@@ -85,8 +84,9 @@ def write_section(out: Path, lines: list[str]) -> None:
     text = out.read_text(encoding="utf-8") if out.exists() else "# Benchmarks\n"
     block = "\n".join(lines) + "\n"
     pattern = re.compile(rf"(?ms)^{re.escape(SECTION)}\n.*?(?=^## |\Z)")
-    if pattern.search(text):
-        following = pattern.search(text).end() < len(text)
+    match = pattern.search(text)
+    if match:
+        following = match.end() < len(text)
         text = pattern.sub(lambda _: block + ("\n" if following else ""), text, count=1)
     else:
         text = text.rstrip("\n") + "\n\n" + block

@@ -22,6 +22,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cdclake.lake import Lake
 
 PROJECT = Path(__file__).resolve().parents[1]
 # the stream generators (synth, renderers) are test code: they live in tests/
@@ -44,13 +48,11 @@ VARIANTS: list[tuple[str, str, dict]] = [
 CONFIGURED_KEYS = ("datahub_tuple", "drs_avro")
 
 
-def render(format_id: str, module: str, kwargs: dict, changes: int):
-    import synth
-
+def render(format_id: str, module: str, kwargs: dict, changes: int) -> list[Any]:
+    synth = importlib.import_module("synth")
     if format_id == "drs_mongo_json":
         # documents, not rows: the Mongo renderer generates its own changes (patches included)
-        from renderers import drs_mongo_json
-
+        drs_mongo_json = importlib.import_module("renderers.drs_mongo_json")
         docs = drs_mongo_json.generate(changes, seed=3)
         return drs_mongo_json.render(f"bench_{format_id}", docs, topic=f"bench.{format_id}")
     stream = synth.generate(f"bench_{format_id}", n_changes=changes, seed=3)
@@ -60,15 +62,14 @@ def render(format_id: str, module: str, kwargs: dict, changes: int):
     return renderer.render(stream, topic=f"bench.{format_id}", **kwargs)
 
 
-def measure(lake, workdir: Path, format_id: str, module: str, kwargs: dict, changes: int) -> dict:
-    import synth
-
+def measure(lake: Lake, workdir: Path, format_id: str, module: str, kwargs: dict, changes: int) -> dict:
+    synth = importlib.import_module("synth")
     records = render(format_id, module, kwargs, changes)
     path = workdir / f"{format_id}{'-schema' if kwargs else ''}.jsonl"
     synth.write_records(path, records)
     lake.reset()
     started = time.monotonic()
-    lake.land([path], declared_format=format_id)
+    lake.land([str(path)], declared_format=format_id)
     landed = time.monotonic()
     keys = {f"bench_{format_id}.{t}": cols for t, cols in synth.TABLES.items() if cols}
     lake.build(*(["--vars", json.dumps({"cdc_primary_keys": keys})] if format_id in CONFIGURED_KEYS else []))
