@@ -27,6 +27,10 @@ history as (
 ),
 
 {% if is_incremental() %}
+keyless_tables as (
+    select distinct table_id from history where not is_keyed
+),
+
 replaced_keys as (
     -- every key folded again (all its versions were rewritten)
     select distinct table_id, row_key from history
@@ -35,8 +39,8 @@ replaced_keys as (
     -- column renamed their identity
     select current_rows.table_id, current_rows.row_key
     from {{ this }} as current_rows
-    left semi join (select distinct table_id from history where not is_keyed) as keyless
-        on current_rows.table_id = keyless.table_id
+    left semi join keyless_tables
+        on current_rows.table_id = keyless_tables.table_id
     left anti join {{ ref('cdc_row_history') }} as all_history
         on current_rows.table_id = all_history.table_id and current_rows.row_key = all_history.row_key
 ),

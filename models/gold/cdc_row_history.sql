@@ -62,15 +62,19 @@ with
 
 {{ cdc_history_fold(fold_documents) }},
 
-final as (
+versions_built as (
     select
         {{ cdc_history_columns() | join(', ') }},
         (select max(c.landing_batch_id) from {{ ref('cdc_changes') }} as c) as built_through_batch_id
-        {%- if is_incremental() %},
-        false as is_replaced_key
-        {%- endif %}
     from versions
-    {%- if is_incremental() %}
+),
+
+{% if is_incremental() %}
+final as (
+    select
+        *,
+        false as is_replaced_key
+    from versions_built
     union all
     -- the keys whose versions the MERGE replaces (some end with no version: the old
     -- identity of a keyless row that a dropped column renamed)
@@ -80,8 +84,12 @@ final as (
         {% endfor -%}
         true as is_replaced_key
     from touched_keys
-    {%- endif %}
 )
+{% else %}
+final as (
+    select * from versions_built
+)
+{% endif %}
 
 select * from final
 
