@@ -48,7 +48,12 @@ resolved as (
 
 {% if is_incremental() %}
 earlier as (
-    select distinct message_id from {{ this }} where not is_duplicate
+    -- the earlier messages with the id of a new one: a lookup of the new ids (a broadcast
+    -- of the few), not a shuffle of every id ever landed
+    select distinct landed.message_id
+    from {{ this }} as landed
+    left semi join identified on landed.message_id = identified.message_id
+    where not landed.is_duplicate
 ),
 {% endif %}
 
