@@ -2,7 +2,8 @@
     fold. `changes` is silver.cdc_changes with the identity of each row of a table without a
     key taken without the columns the table no longer has (`column_sightings`,
     `dropped_columns`). An incremental build also gives the tables new changes touch
-    (`new_tables`) and the keys they touch (`touched_keys`: their keys, every key of a table
+    (`new_tables`; `refolded_tables`, those with a new TRUNCATE or dropped columns) and the
+    keys they touch (`touched_keys`: their keys, every key of a table
     that got a new TRUNCATE, rows of a keyless table whose identity a dropped column
     changes); it folds those keys again from all their changes. Each CTE is read at most
     twice: Spark inlines a CTE at every reference. -#}
@@ -53,20 +54,26 @@ changes as (
 )
 {%- if is_incremental() %},
 
-watermark as (
-    select {{ cdc_high_water_mark(this, 'built_through_batch_id') }} as batch_id
-),
-
 new_changes as (
     select * from changes
-    where landing_batch_id > (select watermark.batch_id from watermark)
+    where landing_batch_id > {{ cdc_high_water_mark(this, 'built_through_batch_id') }}
 ),
 
 new_tables as (
-    -- the tables new changes touch: their partitions are rewritten
+    -- the tables new changes touch
     select table_id, bool_or(op = 'TRUNCATE') as got_truncate
     from new_changes
     group by table_id
+),
+
+refolded_tables as (
+    -- the tables among them whose known keys may be folded again: a new TRUNCATE, or
+    -- columns dropped (the identity of a row without a key). Only their history is read:
+    -- for a build without either, Spark reads none (the join below has no rows)
+    select new_tables.table_id, new_tables.got_truncate, dropped_columns.columns as dropped
+    from new_tables
+    left join dropped_columns on new_tables.table_id = dropped_columns.table_id
+    where new_tables.got_truncate or dropped_columns.columns is not null
 ),
 
 touched_keys as (
@@ -82,14 +89,13 @@ touched_keys as (
     -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
     select distinct h.table_id, key_of.row_key
     from {{ this }} as h
-    inner join new_tables as t on h.table_id = t.table_id
-    left join dropped_columns as d on h.table_id = d.table_id
+    inner join refolded_tables as t on h.table_id = t.table_id
     lateral view explode(
         case
-            when not h.is_keyed and d.columns is not null
-                and exists(map_keys(h.row), k -> array_contains(d.columns, k) and h.row[k] is not null)
+            when not h.is_keyed and t.dropped is not null
+                and exists(map_keys(h.row), k -> array_contains(t.dropped, k) and h.row[k] is not null)
                 then array(h.row_key, {{ cdc_row_key('cast(array() as array<string>)',
-                                                     'map_filter(h.row, (k, v) -> not array_contains(d.columns, k))') }})
+                                                     'map_filter(h.row, (k, v) -> not array_contains(t.dropped, k))') }})
             when t.got_truncate then array(h.row_key)
             else cast(array() as array<string>)
         end

@@ -24,7 +24,7 @@ select * from {{ this }} where false
 {%- set mark = none %}
 {%- if execute %}
     {%- if is_incremental() %}
-        {%- set mark = run_query('select ' ~ cdc_high_water_mark(this)).columns[0].values()[0] %}
+        {%- set mark = cdc_high_water_mark(this) %}
     {%- endif %}
     {%- set routed = run_query(
         'select distinct vendor_format from ' ~ ref('stg_cdc__messages')
