@@ -36,16 +36,22 @@ class Lake:
 
     def compile_inline(self, sql: str, *args: str) -> str:
         """The SQL dbt compiles `sql` (Jinja, macros, refs of this project) to."""
+        return self.compile("--inline", sql, *args)
+
+    def compile(self, *args: str) -> str:
+        """The SQL of the one node `dbt compile *args` compiles (`--select model` or
+        `--inline sql`), without the data tests a selection brings along."""
         from dbt.cli.main import dbtRunner
 
         from cdclake.dbt_invoke import dbt_args
 
-        result = dbtRunner().invoke(dbt_args(["compile", "--quiet", "--inline", sql, *args]))
+        result = dbtRunner().invoke(dbt_args(["compile", "--quiet", *args]))
         if not result.success:
-            raise RuntimeError(f"dbt compile --inline failed: {result.exception}")
+            raise RuntimeError(f"dbt compile {' '.join(args)} failed: {result.exception}")
         # dbt types result.result as the union of every command's result; compile's is a
         # RunExecutionResult whose node is a compiled one
-        return str(result.result.results[0].node.compiled_code)  # type: ignore[union-attr]
+        [compiled] = [r for r in result.result.results if r.node.resource_type != "test"]  # type: ignore[union-attr]
+        return str(compiled.node.compiled_code)  # type: ignore[union-attr]
 
     def rows(self, query: str, **params: Any) -> list[dict[str, Any]]:
         return [r.asDict(recursive=True) for r in self.spark.sql(query, args=params or None).collect()]

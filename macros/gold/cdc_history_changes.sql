@@ -1,12 +1,12 @@
 {#- Part 1 of gold.cdc_row_history (call it inside the model's `with`): the changes to
     fold. `changes` is silver.cdc_changes with the identity of each row of a table without a
     key taken without the columns the table no longer has (`column_sightings`,
-    `dropped_columns`). An incremental build also gives the tables new changes touch
-    (`new_tables`; `refolded_tables`, those with a new TRUNCATE or dropped columns) and the
-    keys they touch (`touched_keys`: their keys, every key of a table
-    that got a new TRUNCATE, rows of a keyless table whose identity a dropped column
-    changes); it folds those keys again from all their changes. Each CTE is read at most
-    twice: Spark inlines a CTE at every reference. -#}
+    `dropped_columns`). An incremental build also gives the changes above the high-water
+    mark (`new_changes`), the tables they touch (`new_tables`), those with a new TRUNCATE or
+    dropped columns (`refolded_tables`) and the keys of those tables that must be folded
+    again from the start (`refolded_table_keys`: every known key of a table that got a new
+    TRUNCATE, rows of a keyless table whose identity a dropped column changes). Each CTE is
+    read at most twice: Spark inlines a CTE at every reference. -#}
 {% macro cdc_history_changes() -%}
 column_sightings as (
     select
@@ -76,13 +76,7 @@ refolded_tables as (
     where new_tables.got_truncate or dropped_columns.columns is not null
 ),
 
-touched_keys as (
-    -- the keys new changes touch (after and before keys)
-    select distinct new_changes.table_id, key_of.row_key
-    from new_changes
-    lateral view explode(array(new_changes.row_key, new_changes.before_row_key)) key_of as row_key
-    where key_of.row_key is not null
-    union
+refolded_table_keys as (
     -- every known key of a table that got a new TRUNCATE, and rows of a table without a
     -- key that hold a column dropped since they were folded: their identity changes, so
     -- they are folded again under the new one (both their old and their new key)

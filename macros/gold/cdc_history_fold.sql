@@ -1,9 +1,16 @@
-{#- Part 3 of gold.cdc_row_history: the fold. Each key's events in change order
-    (`per_key` of cdc_history_key_events; document keys with a patch folded by the UDF
+{#- Part 5 of gold.cdc_row_history: the fold. Each key's events in change order
+    (`per_key` of cdc_history_per_key, starting from its `seed` when it has one; document keys with a patch folded by the UDF
     cdc_fold_documents first, `documents_folded`, when `fold_documents`), folded in SQL into
     one version per event (`folded`: presence, row image, row count; ties across partitions
     resolved by the key's state), then the versions with their validity (`versions`). -#}
 {% macro cdc_history_fold(fold_documents) -%}
+{%- set versions_type -%}
+array<struct<
+    position: struct<sort_key: array<decimal(38, 0)>, kafka_partition: int, kafka_offset: bigint,
+                     row_index: int, sub_index: int>, kind: string,
+    op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint,
+    was_present: boolean, present: boolean, row: map<string, string>, row_count: bigint>>
+{%- endset %}
 -- lambda arguments and struct fields aligned by hand -- noqa: disable=LT02
 {% if fold_documents %}
 documents_folded as ( -- used through `fold_documents` in folded below -- noqa: ST03
@@ -13,6 +20,9 @@ documents_folded as ( -- used through `fold_documents` in folded below -- noqa: 
         table_id,
         row_key,
         is_keyed,
+        {% if is_incremental() -%}
+        seed,
+        {% endif -%}
         case when has_patch then
             zip_with(events, from_json(document_rows, 'array<map<string, string>>'), (e, doc) -> struct(
                 e.position,
@@ -42,11 +52,16 @@ folded as (
         is_keyed,
         aggregate(
             events,
-            cast(array() as array<struct<
-                position: struct<sort_key: array<decimal(38, 0)>, kafka_partition: int, kafka_offset: bigint,
-                                 row_index: int, sub_index: int>, kind: string,
-                op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint,
-                was_present: boolean, present: boolean, row: map<string, string>, row_count: bigint>>),
+            {% if is_incremental() -%}
+            -- a key folded onto its current version starts from it (visible, so was_present)
+            case when seed is null then cast(array() as {{ versions_type }}) else cast(array(named_struct(
+                'position', seed.position, 'kind', 'other', 'op', seed.op, 'event_ts', seed.event_ts,
+                'change_id', seed.change_id, 'landing_batch_id', seed.landing_batch_id, 'was_present', true,
+                'present', seed.present, 'row', seed.row, 'row_count', seed.row_count
+            )) as {{ versions_type }}) end,
+            {%- else -%}
+            cast(array() as {{ versions_type }}),
+            {%- endif %}
             -- noqa: enable=LT02
             -- Changes that tie on sort_key but sit in different partitions have no known
             -- order (a vendor partitioning by key puts a key moved away by an UPDATE in the

@@ -3,6 +3,7 @@
         materialized='incremental',
         incremental_strategy='merge',
         cdc_replace_keys=['table_id', 'row_key'],
+        cdc_replace_only_where='is_current',
     )
 }}
 
@@ -31,15 +32,20 @@
     columns the table no longer has (dropped by DDL, or missing from the column types of
     its latest messages).
 
-    Incremental runs fold again only the keys that new changes touch (every key of a
-    table that got a new TRUNCATE), from all their changes, so changes that arrive late
-    or out of order across partitions land in their true place. One MERGE (macro
-    spark__get_merge_sql, config cdc_replace_keys) replaces every version of the touched
-    keys with their new versions; no other row is read or written.
+    Incremental runs fold only the keys that new changes touch. A key whose new changes
+    all sort after its current version folds them onto that version; a key with a late
+    or tied change, an update-operator patch, or in a table that got a new TRUNCATE or
+    dropped columns is folded again from all its changes (every key of a table that got
+    a new TRUNCATE is), so changes that arrive late or out of order across partitions
+    land in their true place. One MERGE (macro spark__get_merge_sql, configs
+    cdc_replace_keys and cdc_replace_only_where) replaces every version of a refolded key
+    and the current version of a key folded onto it (its validity ends) with the new
+    versions; no other row is written.
 
-    Built in three parts, each a macro in macros/gold/: cdc_history_changes (the changes
-    to fold and, incrementally, the keys they touch), cdc_history_key_events (changes as
-    key events), cdc_history_fold (events folded into versions); this model keeps what the
+    Built in five parts, each a macro in macros/gold/: cdc_history_changes (the changes
+    to fold), cdc_history_key_events (changes as key events), cdc_history_touched_keys
+    (incrementally, the keys to fold and how), cdc_history_per_key (each key's events in
+    order), cdc_history_fold (events folded into versions); this model keeps what the
     build writes.
 -#}
 
@@ -51,7 +57,9 @@ select *, false as is_replaced_key from {{ this }} where false
 
 {#- Python folds documents only when some change is an update-operator patch -#}
 {%- set fold_documents = execute and (run_query(
-    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null limit 1'
+    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null'
+    ~ (' and landing_batch_id > ' ~ cdc_high_water_mark(this, 'built_through_batch_id') if is_incremental() else '')
+    ~ ' limit 1'
 ).rows | length > 0) %}
 
 with
@@ -59,6 +67,12 @@ with
 {{ cdc_history_changes() }},
 
 {{ cdc_history_key_events() }},
+
+{% if is_incremental() %}
+{{ cdc_history_touched_keys() }},
+{% endif %}
+
+{{ cdc_history_per_key() }},
 
 {{ cdc_history_fold(fold_documents) }},
 
@@ -76,11 +90,12 @@ final as (
         false as is_replaced_key
     from versions_built
     union all
-    -- the keys whose versions the MERGE replaces (some end with no version: the old
-    -- identity of a keyless row that a dropped column renamed)
+    -- the versions the MERGE replaces: all of a refolded key (some end with no version:
+    -- the old identity of a keyless row that a dropped column renamed), the current one
+    -- of a key folded onto it
     select
         {% for column in cdc_history_columns() + ['built_through_batch_id'] -%}
-        {{ 'touched_keys.' ~ column if column in ('table_id', 'row_key') else 'null' }} as {{ column }},
+        {{ 'touched_keys.' ~ column if column in ('table_id', 'row_key', 'is_current') else 'null' }} as {{ column }},
         {% endfor -%}
         true as is_replaced_key
     from touched_keys

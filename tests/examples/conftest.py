@@ -149,6 +149,7 @@ class ExamplesLake:
     results: dict[str, Any] = field(default_factory=dict)  # module name -> what land_examples returned
     batches: dict[str, list[int]] = field(default_factory=dict)  # module name -> its landing batch ids
     readers: list[ReadersSeen] = field(default_factory=list)  # builds after the first, as readers saw them
+    build_args: tuple[str, ...] = ()  # the arguments of every build (the modules' vars)
 
     def __getitem__(self, module_name: str) -> Any:
         return self.results[module_name]
@@ -161,7 +162,7 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
                       if hasattr(getattr(item, "module", None), "land_examples")}, key=lambda m: m.__name__)
     variables = merged_vars(modules)
     build_args = ("--vars", json.dumps(variables)) if variables else ()
-    built = ExamplesLake(lake)
+    built = ExamplesLake(lake, build_args=build_args)
     lake.reset()
     landings = Landings(lake)
     active: dict[str, LandExamples] = {}

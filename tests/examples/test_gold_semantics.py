@@ -48,20 +48,34 @@ EMPTIED = [
     message(2, "TRUNCATE", "emptied", None, sql="TRUNCATE TABLE g.emptied"),
 ]
 
+# the first batch holds the first three; the second a change after key 1's last (folded
+# onto it), a change of key 2 from before its last one (a late arrival: key 2 is folded
+# again from all its changes), and a new key
+APPENDED = [
+    message(11, "INSERT", "appended", [{"id": "1", "v": "a"}, {"id": "2", "v": "a"}]),
+    message(12, "UPDATE", "appended", [{"id": "1", "v": "b"}], [{"v": "a"}]),
+    message(14, "UPDATE", "appended", [{"id": "2", "v": "b"}], [{"v": "z"}]),
+    message(15, "UPDATE", "appended", [{"id": "1", "v": "c"}], [{"v": "b"}]),
+    message(13, "UPDATE", "appended", [{"id": "2", "v": "z"}], [{"v": "a"}]),
+    message(16, "INSERT", "appended", [{"id": "4", "v": "a"}]),
+]
+
 
 def land_examples(lake, tmp: Path) -> Iterator[None]:
     """Two batches (tests/examples/conftest.py); the lake is the result."""
     first = tmp / "first.jsonl"
     # the update of key 2 (message 3) lands in a later batch than message 4 and 5 of partition 1
     lines = records("g.keyed", KEYED, partition_of=lambda m: 1 if m["es"] % 10_000 >= 4000 else 0)
+    appended = records("g.appended", APPENDED, partition_of=lambda m: 1 if m["id"] == 13 else 0)
     first.write_text("\n".join(lines[:2] + lines[3:] + records("g.bag", UNKEYED)
-                               + records("g.trunc", TRUNCATED[:1]) + records("g.emptied", EMPTIED[:1])) + "\n",
+                               + records("g.trunc", TRUNCATED[:1]) + records("g.emptied", EMPTIED[:1])
+                               + appended[:3]) + "\n",
                      encoding="utf-8")
     lake.land([first], declared_format="canal_json")
     yield
     second = tmp / "second.jsonl"
     second.write_text("\n".join(lines[2:3] + lines[:1] + records("g.trunc", TRUNCATED)
-                                + records("g.emptied", EMPTIED)[1:]) + "\n", encoding="utf-8")
+                                + records("g.emptied", EMPTIED)[1:] + appended[3:]) + "\n", encoding="utf-8")
     lake.land([second], declared_format="canal_json")
     yield
     return lake
@@ -94,6 +108,26 @@ def test_history_is_scd2(built):
     ]
 
 
+def test_new_changes_fold_onto_the_current_version_and_late_ones_refold_their_key(built):
+    """The second build writes only what it must (gold/cdc_row_history.sql): key 1's
+    first version stays as the first build wrote it; the version its new change closed
+    and the new one are written; key 2, with a late change, is folded again whole."""
+    rows = built.rows("""select row_key, row['v'] as v, is_current, built_through_batch_id as built
+                        from gold.cdc_row_history where table_id = 'g.appended' order by row_key, valid_from""")
+    second = max(r["built"] for r in rows)
+    assert [(r["row_key"], r["v"], r["is_current"], r["built"] == second) for r in rows] == [
+        ('["1"]', "a", False, False),
+        ('["1"]', "b", False, True),
+        ('["1"]', "c", True, True),
+        ('["2"]', "a", False, True),
+        ('["2"]', "z", False, True),
+        ('["2"]', "b", True, True),
+        ('["4"]', "a", True, True),
+    ]
+    assert current(built, "g.appended") == {
+        '["1"]': ({"id": "1", "v": "c"}, 1), '["2"]': ({"id": "2", "v": "b"}, 1), '["4"]': ({"id": "4", "v": "a"}, 1)}
+
+
 def test_table_without_key_is_a_multiset(built):
     assert current(built, "g.bag") == {
         '{"id":"7","v":"x"}': ({"id": "7", "v": "x"}, 1),
@@ -118,4 +152,4 @@ def test_redelivered_and_relanded_changes_count_once(built):
     # message 1 of g.keyed and the whole g.trunc stream were landed twice
     assert built.rows("select count(*) as n from silver.cdc_changes where table_id = 'g.keyed'")[0]["n"] == 6
     assert built.rows("select count(*) as n from silver.stg_cdc__messages where is_duplicate "
-                     "and topic in ('g.keyed', 'g.bag', 'g.trunc', 'g.emptied')")[0]["n"] == 2
+                     "and topic in ('g.keyed', 'g.bag', 'g.trunc', 'g.emptied', 'g.appended')")[0]["n"] == 2
