@@ -34,13 +34,15 @@ _SELECTING = ("-s", "--select", "-m", "--models", "--exclude", "--selector", "--
               "--resource-types", "--exclude-resource-type", "--exclude-resource-types")
 
 
-def _properties(spark: SparkSession) -> dict[str, str]:
+def recorded(spark: SparkSession) -> dict[str, str]:
+    """Bronze's table properties, among them what the last whole build recorded (one read
+    per `cdc build`: up_to_date and check_scope take it)."""
     return {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {BRONZE_TABLE}").collect()}
 
 
-def last_checked(spark: SparkSession) -> int | None:
+def _last_checked(found: dict[str, str]) -> int | None:
     """The last landing batch a whole, successful `cdc build` checked; None when unknown."""
-    text = _properties(spark).get(CHECKED, "")
+    text = found.get(CHECKED, "")
     return int(text) if text.isdigit() else None
 
 
@@ -60,17 +62,16 @@ def is_whole_build(dbt_args: list[str]) -> bool:
     return not any(arg.split("=", 1)[0] in _SELECTING for arg in dbt_args)
 
 
-def up_to_date(spark: SparkSession, last_batch: int, project: str) -> bool:
-    """The last whole build built and checked `last_batch` (bronze's last) with `project`
-    (project_digest)."""
-    found = _properties(spark)
+def up_to_date(found: dict[str, str], last_batch: int, project: str) -> bool:
+    """The last whole build (`found`: recorded) built and checked `last_batch` (bronze's
+    last) with `project` (project_digest)."""
     return found.get(CHECKED) == str(last_batch) and found.get(PROJECT) == project
 
 
-def check_scope(spark: SparkSession, dbt_args: list[str], full_check: bool) -> int | None:
-    """The bound of this build's checks (batches after it), or None to check every batch;
-    sets or clears CDC_CHECK_SINCE_BATCH to match."""
-    since = None if full_check or "--full-refresh" in dbt_args else last_checked(spark)
+def check_scope(found: dict[str, str], dbt_args: list[str], full_check: bool) -> int | None:
+    """The bound of this build's checks (batches after it; `found`: recorded), or None to
+    check every batch; sets or clears CDC_CHECK_SINCE_BATCH to match."""
+    since = None if full_check or "--full-refresh" in dbt_args else _last_checked(found)
     if since is None:
         os.environ.pop(SINCE_VARIABLE, None)
     else:

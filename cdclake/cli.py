@@ -74,11 +74,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
         print(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
         return 0
     project = build_record.project_digest()  # before dbt runs: what this build runs
-    if not args.dbt_args and not args.full_check and build_record.up_to_date(spark, last_batch, project):
+    found = build_record.recorded(spark)
+    if not args.dbt_args and not args.full_check and build_record.up_to_date(found, last_batch, project):
         print(f"nothing to build: the last build built and checked every landing batch (through "
               f"{last_batch}) with this project (`cdc build --full-check` builds and checks anyway)")
         return 0
-    since = build_record.check_scope(spark, args.dbt_args, args.full_check)
+    since = build_record.check_scope(found, args.dbt_args, args.full_check)
     if since is not None:
         print(f"data tests check landing batches after {since}, those built since the last checked "
               "build (`cdc build --full-check` checks every batch)")

@@ -1,16 +1,20 @@
 {#- Part 4 of gold.cdc_row_history: per key its events in change order (`per_key`), every
     TRUNCATE of its table after the key's first event among them as a truncate event. A
-    full build takes every key event; an incremental one all events of `refold_keys` and
-    the new events of `append_keys`, each with its `seed` (cdc_history_touched_keys). -#}
+    full build takes every key event; an incremental one all events of `refold_keys` (read
+    only when there is one) and the new events of `append_keys`, each with its `seed`
+    (cdc_history_touched_keys). -#}
 {% macro cdc_history_per_key() -%}
 {%- set events_after = 'coalesce(a.seed.position, k.first_position)' if is_incremental() else 'k.first_position' %}
 {% if is_incremental() %}
 relevant_events as (
+    {#- all changes are read only when some key folds again from the start -#}
+    {% if execute and run_query('select 1 from cdc_row_history__touched_keys where is_refold limit 1').rows %}
     select key_events.*
     from key_events
     left semi join refold_keys
         on key_events.table_id = refold_keys.table_id and key_events.row_key = refold_keys.row_key
     union all
+    {% endif %}
     select new_key_events.*
     from new_key_events
     left semi join append_keys

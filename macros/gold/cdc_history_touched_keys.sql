@@ -1,15 +1,44 @@
 {#- Part 3 of gold.cdc_row_history, incremental builds only: the keys new changes touch
-    (`new_keys`) and how each is folded. Most keys only get changes after their current
-    version: they fold their new events onto it (`append_keys`, with that version as
-    `seed`, or none for a new key). A key is folded again from all its changes
-    (`refold_keys`) when a new change of it sorts at or before its current version (a
-    late arrival, or a tie on sort_key whose order across partitions its state decides),
-    when it gets an update-operator patch (the document fold starts from the document),
-    or when its table is among `refolded_tables` (cdc_history_changes). `touched_keys`
-    names the versions the MERGE replaces: every version of a refolded key
-    (`is_current` NULL), only the current version of an append key with a seed (its
-    validity ends, so it is written again). -#}
+    and how each is folded. Most keys only get changes after their current version: they
+    fold their new events onto it (`append_keys`, with that version as `seed`, or none for
+    a new key). A key is folded again from all its changes (`refold_keys`) when a new
+    change of it sorts at or before its current version (a late arrival, or a tie on
+    sort_key whose order across partitions its state decides), when it gets an
+    update-operator patch (the document fold starts from the document), or when its table
+    is among `refolded_tables` (cdc_history_changes). `touched_keys` names the versions
+    the MERGE replaces: every version of a refolded key (`is_current` NULL), only the
+    current version of an append key with a seed (its validity ends, so it is written
+    again).
+
+    The selection is computed once, when the model renders, into a cached temporary view
+    (`cdc_row_history__touched_keys`, dropped by the model's post-hook), which the model
+    reads three times and cdc_history_per_key asks whether any key folds again from the
+    start. -#}
 {% macro cdc_history_touched_keys() -%}
+{%- set view = 'cdc_row_history__touched_keys' -%}
+{%- if execute -%}
+    {%- do run_query('drop view if exists ' ~ view) -%}
+    {%- do run_query('cache table ' ~ view ~ ' as with ' ~ cdc_history_changes() ~ ',\n'
+        ~ cdc_history_key_events() ~ ',\n' ~ _cdc_touched_key_plan() ~ '\nselect * from touched') -%}
+{%- endif -%}
+refold_keys as (
+    select table_id, row_key from {{ view }} where is_refold
+),
+
+append_keys as (
+    select table_id, row_key, seed from {{ view }} where not is_refold
+),
+
+touched_keys as (
+    select table_id, row_key, case when not is_refold then true end as is_current
+    from {{ view }}
+    where is_refold or seed is not null
+)
+{%- endmacro %}
+
+{#- The selection of the touched keys, as CTEs ending in `touched` (table_id, row_key,
+    seed, is_refold: one row per key). -#}
+{% macro _cdc_touched_key_plan() -%}
 new_keys as (
     select
         table_id,
@@ -39,28 +68,30 @@ current_versions as (
     where h.is_current
 ),
 
-refold_keys as (
-    select n.table_id, n.row_key
+touched as (
+    select
+        n.table_id,
+        n.row_key,
+        v.seed,
+        n.has_patch
+        or t.table_id is not null
+        or (v.seed is not null and not coalesce(n.first_position.sort_key > v.seed.position.sort_key, false))
+        as is_refold
     from new_keys as n
     left join current_versions as v on n.table_id = v.table_id and n.row_key = v.row_key
     left join refolded_tables as t on n.table_id = t.table_id
-    where n.has_patch
-        or t.table_id is not null
-        or (v.seed is not null and not coalesce(n.first_position.sort_key > v.seed.position.sort_key, false))
-    union
-    select table_id, row_key from refolded_table_keys
-),
-
-append_keys as (
-    select n.table_id, n.row_key, v.seed
-    from new_keys as n
-    left join current_versions as v on n.table_id = v.table_id and n.row_key = v.row_key
-    left anti join refold_keys as r on n.table_id = r.table_id and n.row_key = r.row_key
-),
-
-touched_keys as (
-    select table_id, row_key, cast(null as boolean) as is_current from refold_keys
     union all
-    select table_id, row_key, true as is_current from append_keys where seed is not null
+    -- keys of a refolded table that no new change names
+    select k.table_id, k.row_key, cast(null as {{ _cdc_seed_type() }}) as seed, true as is_refold
+    from refolded_table_keys as k
+    left anti join new_keys as n on k.table_id = n.table_id and k.row_key = n.row_key
 )
+{%- endmacro %}
+
+{#- The type of a seed: the current version a key folds its new events onto. -#}
+{% macro _cdc_seed_type() -%}
+struct<position: struct<sort_key: array<decimal(38, 0)>, kafka_partition: int, kafka_offset: bigint,
+                        row_index: int, sub_index: int>,
+       op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint, present: boolean,
+       row: map<string, string>, row_count: bigint>
 {%- endmacro %}

@@ -4,6 +4,7 @@
         incremental_strategy='merge',
         cdc_replace_keys=['table_id', 'row_key'],
         cdc_replace_only_where='is_current',
+        post_hook='drop view if exists cdc_row_history__touched_keys',
     )
 }}
 
@@ -79,7 +80,7 @@ with
 versions_built as (
     select
         {{ cdc_history_columns() | join(', ') }},
-        (select max(c.landing_batch_id) from {{ ref('cdc_changes') }} as c) as built_through_batch_id
+        cast({{ cdc_high_water_mark(ref('cdc_changes')) }} as bigint) as built_through_batch_id
     from versions
 ),
 
