@@ -47,7 +47,7 @@ class Lake:
 
         result = dbtRunner().invoke(dbt_args(["compile", "--quiet", *args]))
         if not result.success:
-            raise RuntimeError(f"dbt compile {' '.join(args)} failed: {result.exception}")
+            raise RuntimeError(f"dbt compile {args[0]} failed: {result.exception}")
         # dbt types result.result as the union of every command's result; compile's is a
         # RunExecutionResult whose node is a compiled one
         [compiled] = [r for r in result.result.results if r.node.resource_type != "test"]  # type: ignore[union-attr]
