@@ -8,7 +8,7 @@
 {% if is_incremental() %}
 relevant_events as (
     {#- all changes are read only when some key folds again from the start -#}
-    {% if execute and run_query('select 1 from cdc_row_history__touched_keys where is_refold limit 1').rows %}
+    {% if cdc_history_some_key_refolds() %}
     select key_events.*
     from key_events
     left semi join refold_keys

@@ -11,11 +11,11 @@
     again).
 
     The selection is computed once, when the model renders, into a cached temporary view
-    (`cdc_row_history__touched_keys`, dropped by the model's post-hook), which the model
-    reads three times and cdc_history_per_key asks whether any key folds again from the
-    start. -#}
+    (`cdc_history_touched_keys_view`, dropped by the model's post-hook), which the model reads
+    three times and asks whether any key folds again from the start
+    (`cdc_history_some_key_refolds`). -#}
 {% macro cdc_history_touched_keys() -%}
-{%- set view = 'cdc_row_history__touched_keys' -%}
+{%- set view = cdc_history_touched_keys_view() -%}
 {%- if execute -%}
     {%- do run_query('drop view if exists ' ~ view) -%}
     {%- do run_query('cache table ' ~ view ~ ' as with ' ~ cdc_history_changes() ~ ',\n'
@@ -94,4 +94,16 @@ struct<position: struct<sort_key: array<decimal(38, 0)>, kafka_partition: int, k
                         row_index: int, sub_index: int>,
        op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint, present: boolean,
        row: map<string, string>, row_count: bigint>
+{%- endmacro %}
+
+{#- The name of the cached temporary view of the touched keys. -#}
+{% macro cdc_history_touched_keys_view() -%}
+cdc_row_history__touched_keys
+{%- endmacro %}
+
+{#- True when some touched key folds again from all its changes (asked of the view). -#}
+{% macro cdc_history_some_key_refolds() -%}
+    {{- return(execute and run_query(
+        'select 1 from ' ~ cdc_history_touched_keys_view() ~ ' where is_refold limit 1'
+    ).rows | length > 0) -}}
 {%- endmacro %}

@@ -4,7 +4,7 @@
         incremental_strategy='merge',
         cdc_replace_keys=['table_id', 'row_key'],
         cdc_replace_only_where='is_current',
-        post_hook='drop view if exists cdc_row_history__touched_keys',
+        post_hook='drop view if exists {{ cdc_history_touched_keys_view() }}',
     )
 }}
 
@@ -56,13 +56,6 @@ select *, false as is_replaced_key from {{ this }} where false
 
 {% else %}
 
-{#- Python folds documents only when some change is an update-operator patch -#}
-{%- set fold_documents = execute and (run_query(
-    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null'
-    ~ (' and landing_batch_id > ' ~ cdc_high_water_mark(this, 'built_through_batch_id') if is_incremental() else '')
-    ~ ' limit 1'
-).rows | length > 0) %}
-
 with
 
 {{ cdc_history_changes() }},
@@ -72,6 +65,16 @@ with
 {% if is_incremental() %}
 {{ cdc_history_touched_keys() }},
 {% endif %}
+
+{#- Python folds documents only when some change it folds is an update-operator patch: any
+    change in a full build or when some key folds again from all its changes, else a new
+    one (asked after cdc_history_touched_keys made its selection) -#}
+{%- set only_new = is_incremental() and not cdc_history_some_key_refolds() %}
+{%- set fold_documents = execute and (run_query(
+    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null'
+    ~ (' and landing_batch_id > ' ~ cdc_high_water_mark(this, 'built_through_batch_id') if only_new else '')
+    ~ ' limit 1'
+).rows | length > 0) %}
 
 {{ cdc_history_per_key() }},
 
