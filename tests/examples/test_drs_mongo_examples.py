@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 
 Row = dict[str, Any]
 OID = "64650cf67dc36a464e76e583"
-DOC, PATCH, UNKNOWN, DDL = (f"ex.mongo.{n}" for n in ("doc", "patch", "unknown", "ddl"))
+DOC, PATCH, UNKNOWN, DDL, LATE = (f"ex.mongo.{n}" for n in ("doc", "patch", "unknown", "ddl", "late"))
 GEN_ORDER, GEN_DISORDER = "gen.mongo.inorder", "gen.mongo.disorder"
-TOPICS = [DOC, PATCH, UNKNOWN, DDL, GEN_ORDER, GEN_DISORDER]
+TOPICS = [DOC, PATCH, UNKNOWN, DDL, LATE, GEN_ORDER, GEN_DISORDER]
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 FIRST_BUILD: dict[str, Any] = {}  # what gold held after the first of the two builds
 
@@ -62,13 +62,13 @@ def write(tmp: Path, name: str, records: list[synth.Record]) -> Path:
     return path
 
 
-def plain(topic: str, lines: list[str], partition_of=lambda i: 0) -> list[synth.Record]:
+def plain(topic: str, lines: list[str], partition_of=lambda i: 0, first_offset: int = 0) -> list[synth.Record]:
     offsets: dict[int, int] = {}
     out = []
     for i, line in enumerate(lines):
         p = partition_of(i)
-        out.append(synth.Record(topic, p, offsets.get(p, 0), 1700000000000 + i, line))
-        offsets[p] = offsets.get(p, 0) + 1
+        out.append(synth.Record(topic, p, offsets.get(p, first_offset), 1700000000000 + i, line))
+        offsets[p] = offsets.get(p, first_offset) + 1
     return out
 
 
@@ -195,6 +195,23 @@ def patch_messages(doc: Row, patches: list[Row]) -> list[str]:
     return lines
 
 
+# a document whose patch lands in the first batch and a replacement from before that patch
+# in the third: the third build folds the document again from all its changes, and must
+# apply the patch it already had onto the late replacement, though no new change is a patch
+LATE_ID = mongo.ObjectId("64650cf67dc36a464e76e584")
+LATE_DOCS = {"inserted": {"_id": LATE_ID, "a": 1, "b": 1}, "replaced": {"_id": LATE_ID, "a": 9, "b": 1}}
+
+
+def late_messages() -> tuple[list[str], list[str]]:
+    """(the first batch: insert and patch; the third: the late replacement)"""
+    where = mongo.shell({"_id": LATE_ID})
+    first = [message("INSERT", "insert", mongo.shell(LATE_DOCS["inserted"]), seq=1, coll="late"),
+             message("UPDATE", "update", '{"$set": {"b": 2}}', where, seq=3, cluster="1700000003:1", coll="late")]
+    second = [message("UPDATE", "replace", mongo.shell(LATE_DOCS["replaced"]), where, seq=2,
+                      cluster="1700000002:1", coll="late")]
+    return first, second
+
+
 @cache
 def generated_changes() -> dict[str, list[mongo.MongoChange]]:
     return {GEN_ORDER: mongo.generate(1000, seed=5), GEN_DISORDER: mongo.generate(1000, seed=6)}
@@ -216,7 +233,7 @@ def patched() -> tuple[Row, list[Row]]:
 
 
 def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
-    """Two batches (tests/examples/conftest.py); the lake is the result."""
+    """Three batches (tests/examples/conftest.py); the lake is the result."""
     vectors, generated, patched = VECTORS, generated_changes(), patch_case()
     # the vendor examples as plain text without a format: detected by shape
     lake.land([vectors / "huawei_drs_json" / "dds_mongodb_ops.ndjson"], topic=DOC)
@@ -232,15 +249,23 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     records = synth.shuffled(plain(PATCH, lines, partition_of=lambda i: i % 3), seed=3)
     first = [r for r in records if json.loads(r.value)["id"] <= 31]
     lake.land([write(tmp, "patch1", first)], declared_format="drs_mongo_json")
+    late_first, late_second = late_messages()
+    lake.land([write(tmp, "late1", plain(LATE, late_first))], declared_format="drs_mongo_json")
     lake.land([write(tmp, "gen-order", mongo.render("gen_order", generated[GEN_ORDER], GEN_ORDER))])
     disorder = synth.shuffled(synth.redeliver(mongo.render("gen_disorder", generated[GEN_DISORDER], GEN_DISORDER), 0.1))
     halves = list(synth.split(disorder, 2))
     lake.land([write(tmp, "gen-disorder-1", halves[0])], declared_format="drs_mongo_json")
     yield
     FIRST_BUILD["patched"] = gold_rows(lake, "d.docs")
+    FIRST_BUILD["late"] = gold_rows(lake, "d.late")
     lake.land([write(tmp, "patch2", [r for r in records if json.loads(r.value)["id"] > 31])],
               declared_format="drs_mongo_json")
     lake.land([write(tmp, "gen-disorder-2", halves[1])], declared_format="drs_mongo_json")
+    yield
+    # the third build: no new change of the lake is a patch (the history's Python fold of
+    # documents must still run, for the late replacement's key)
+    lake.land([write(tmp, "late2", plain(LATE, late_second, first_offset=len(late_first)))],
+              declared_format="drs_mongo_json")
     yield
     return lake
 
@@ -332,6 +357,13 @@ def test_patches_equal_applying_them_in_python(built, patched):
     # the sequence used every kind of step
     steps = {(op, "." in path) for ops in patches for op, spec in ops.items() for path in spec}
     assert {("$set", False), ("$set", True), ("$unset", False), ("$unset", True), ("$inc", False)} <= steps
+
+
+def test_a_late_replacement_gets_the_patch_that_landed_before_it(built):
+    as_row = lambda d: {k: mongo.canonical(v) for k, v in d.items()}  # noqa: E731
+    assert FIRST_BUILD["late"] == {key(LATE_ID.hex): as_row({**LATE_DOCS["inserted"], "b": 2})}
+    # replaced (a: 9, b: 1) at 1700000002, then the patch of 1700000003 (b: 2)
+    assert gold_rows(built, "d.late") == {key(LATE_ID.hex): as_row({**LATE_DOCS["replaced"], "b": 2})}
 
 
 def test_patch_of_an_unknown_document_is_documented_behaviour(built):
