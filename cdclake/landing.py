@@ -185,6 +185,27 @@ def next_batch_id(spark: SparkSession) -> int:
     return max(ids, default=0) + 1
 
 
+def clear_unregistered_batches(spark: SparkSession, batch_ids: list[int]) -> None:
+    """Delete what a landing killed while it wrote left in bronze's folder: the folders of
+    these landing batches, which the metastore does not know yet (bronze shows a batch once
+    the metastore registers its partition, after all its files are written), and the
+    write's temporary folders (`_temporary`: Hadoop's job commit would move a killed job's
+    finished task files into the next write's batch). Run by the process that holds
+    CDC_HOME, before it writes these batches."""
+    import shutil
+    import sys
+
+    rows = spark.sql(f"describe formatted {BRONZE_TABLE}").collect()
+    location = next(r["data_type"] for r in rows if r["col_name"] == "Location")
+    folder = Path(_local_path(location))
+    leftovers = [folder / f"landing_batch_id={batch_id}" for batch_id in batch_ids]
+    leftovers += [folder / "_temporary", *folder.glob(".spark-staging-*")]
+    for leftover in leftovers:
+        if leftover.exists():
+            print(f"cdc: removed {leftover}: left in bronze by an interrupted landing", file=sys.stderr)
+            shutil.rmtree(leftover)
+
+
 def _next_plain_offsets(spark: SparkSession, topics: set[str]) -> dict[str, int]:
     """Per topic, the offset after the highest one landed in its partition 0."""
     if not topics:
@@ -308,6 +329,7 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
     ensure_bronze(spark)
     first_batch = next_batch_id(spark)
     batch_ids = list(range(first_batch, first_batch + len(landings)))
+    clear_unregistered_batches(spark, batch_ids)
     from pyspark.sql import functions as F
 
     files: list[_FileLanding] = []
