@@ -6,8 +6,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JARS := $(VENV)/share/cdc-lakehouse/jars
+BROKER_JARS := $(VENV)/share/cdc-lakehouse/kafka-broker
 
-.PHONY: setup demo test test-browser test-servers test-fast lint docs clean
+.PHONY: setup demo test test-browser test-servers test-kafka test-fast lint docs clean
 
 $(STAMP): requirements.lock pyproject.toml pom.xml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
@@ -18,7 +19,7 @@ $(STAMP): requirements.lock pyproject.toml pom.xml
 	# there (it scans sys.path for dbt_* modules, which the default editable finder hides)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--config-settings editable_mode=compat -e .
-	# the JVM jars of pom.xml (Delta Lake) into the virtualenv, with Maven: every Spark
+	# the JVM jars of pom.xml (Delta Lake, Spark's Kafka source) into the virtualenv, with Maven: every Spark
 	# session puts them on its class path (cdclake/jars.py); nothing is fetched at run time
 	@command -v mvn >/dev/null 2>&1 || { echo "error: mvn not found (Maven fetches the JVM jars of pom.xml)"; exit 1; }
 	rm -rf $(JARS)
@@ -67,11 +68,20 @@ lint: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 
+# The tests of `cdc ingest` (tests/test_kafka_ingest.py) start a Kafka broker of their own:
+# its jars (tests/kafka/pom.xml) into the virtualenv, with Maven, once.
+$(BROKER_JARS)/.fetched: tests/kafka/pom.xml | $(STAMP)
+	rm -rf $(BROKER_JARS)
+	mvn -q -B -f tests/kafka/pom.xml dependency:copy-dependencies -Dbroker.jars=$(abspath $(BROKER_JARS))
+	@touch $@
+
+test-kafka: $(BROKER_JARS)/.fetched
+
 # The lint runs beside the tests, at the lowest priority: the tests keep both cores busy
 # only about 80% of the time (one core idles while Spark plans a query or dbt parses), and
 # the lint fills that idle time (about a minute less than lint then tests). Its report
 # comes after the tests' summary, and a lint finding fails the target as a failed test does.
-test: $(STAMP) test-browser test-servers
+test: $(STAMP) test-browser test-servers test-kafka
 	@log=$$(mktemp); nice -n 19 $(MAKE) --no-print-directory lint >$$log 2>&1 & lint=$$!; \
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests selected"; rc=0; fi; \

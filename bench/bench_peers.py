@@ -49,7 +49,7 @@ PEERS = PROJECT / "bench" / ".peers"
 BENCHMARKS = PROJECT / "BENCHMARKS.md"
 RESULTS = PROJECT / "bench" / "results" / "bench_peers.json"
 # the sections other scripts write into BENCHMARKS.md: kept as they are
-KEPT_SECTIONS = ("## Avro UDF throughput", "## Decoders by format")
+KEPT_SECTIONS = ("## Avro UDF throughput", "## Decoders by format", "## Kafka: ingest and cdc run")
 # bench_canal.COLUMNS in Flink SQL: bigint(20), varchar(64), decimal(20,4), varchar(16), datetime
 FLINK_SCHEMA = "id BIGINT NOT NULL, customer STRING, amount DECIMAL(20,4), status STRING, updated TIMESTAMP(0)"
 CURRENT_ROWS = "select row from gold.cdc_current_rows where table_id = 'bench.orders'"

@@ -1,6 +1,6 @@
-"""The `cdc` command: land, build, dbt, sql, status, demo, docs.
+"""The `cdc` command: land, ingest, build, dbt, sql, status, demo, docs.
 
-Exit codes: 0 ok, 1 a build or test failed, 2 usage error (arguments, files, SQL),
+Exit codes: 0 ok, 1 a build or test failed or Kafka could not be read, 2 usage error (arguments, files, SQL),
 3 another process uses CDC_HOME (cdclake.home_lock). Arguments are checked before the
 Spark session starts; pyspark and dbt are imported by the commands that need them.
 """
@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from cdclake import build_record, home_lock, jars, paths
+from cdclake import home_lock, jars, paths
 from cdclake.formats import KNOWN_FORMATS
-from cdclake.landing import BRONZE_TABLE, LandingError
+from cdclake.ingest import IngestError, Subscription, printable, read_client_config
+from cdclake.landing import LandingError
 
 EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 1, 2, 3
 
@@ -64,30 +65,84 @@ def _cmd_land(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_build(args: argparse.Namespace) -> int:
-    from cdclake.dbt_invoke import run_dbt
+def _subscription(args: argparse.Namespace) -> Subscription:
+    """What `cdc ingest` reads, from its arguments (checked without Spark)."""
+    if args.format is not None and args.format not in KNOWN_FORMATS:
+        raise UsageError(f"unknown format {args.format!r}; known formats: {', '.join(KNOWN_FORMATS)}")
+    try:
+        options = read_client_config(Path(args.kafka_config)) if args.kafka_config else {}
+    except IngestError as exc:
+        raise UsageError(str(exc)) from None
+    for item in args.kafka_option:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--kafka-option {item.split('=')[0]!r}: give KEY=VALUE")
+        options[key.removeprefix("kafka.")] = value
+    if "bootstrap.servers" in options:
+        raise UsageError("give the brokers with --bootstrap-servers, not as a Kafka option")
+    topics = tuple(t.strip() for t in (args.topics or "").split(",") if t.strip())
+    try:
+        return Subscription(args.bootstrap_servers, topics, args.topic_pattern, args.starting_offsets,
+                            args.max_offsets_per_batch, options, args.format, args.timeout)
+    except IngestError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _interval(text: str) -> float:
+    from cdclake.runner import parse_interval
+
+    try:
+        return parse_interval(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _show_options(subscription: Subscription) -> None:
+    if subscription.client_options:
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(printable(subscription.client_options).items()))
+        print(f"kafka options: {shown}")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from cdclake.runner import Runner
     from cdclake.runtime import get_session
 
+    _show_options(args.subscription)
+    print(f"cdc run: every {args.every}, until SIGTERM or Ctrl-C", flush=True)
+    return Runner(get_session(), args.subscription, args.every_s, args.dbt_args).run()
+
+
+def _cmd_ingest(args: argparse.Namespace) -> int:
+    from cdclake.ingest import ingest
+    from cdclake.lag import record_lag
+    from cdclake.runtime import get_session
+
+    subscription = args.subscription
+    _show_options(subscription)
+    started = time.monotonic()
     spark = get_session()
-    last_batch = spark.sql(f"select max(landing_batch_id) from {BRONZE_TABLE}").collect()[0][0]
-    if last_batch is None:
-        print(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
-        return 0
-    project = build_record.project_digest()  # before dbt runs: what this build runs
-    found = build_record.recorded(spark)
-    if not args.dbt_args and not args.full_check and build_record.up_to_date(found, last_batch, project):
-        print(f"nothing to build: the last build built and checked every landing batch (through "
-              f"{last_batch}) with this project (`cdc build --full-check` builds and checks anyway)")
-        return 0
-    since = build_record.check_scope(found, args.dbt_args, args.full_check)
-    if since is not None:
-        print(f"data tests check landing batches after {since}, those built since the last checked "
-              "build (`cdc build --full-check` checks every batch)")
-    if not run_dbt(["build", *args.dbt_args]):
-        return 1
-    if build_record.is_whole_build(args.dbt_args):
-        build_record.record(spark, last_batch, project)
+    done = ingest(spark, subscription)
+    for batch_id in done.skipped:
+        print(f"landing batch {batch_id} had landed before the last run stopped: not landed again")
+    for topic, partitions in sorted(done.end_offsets.items()):
+        reached = ", ".join(f"{p}:{o}" for p, o in sorted(partitions.items(), key=lambda i: int(i[0])))
+        print(f"{topic}: next offsets (partition:offset) {reached}")
+    if done.batches:
+        first, last = min(done.batches), max(done.batches)
+        span = f"landing batch {first}" if first == last else f"landing batches {first}-{last}"
+        print(f"ingested {done.records} records in {span} in {time.monotonic() - started:.1f} s")
+    else:
+        print(f"nothing new: the topics hold no record beyond the checkpoint {subscription.checkpoint()}")
+    lag = record_lag(spark, subscription)
+    print(f"lag: {lag.records} records, {lag.seconds:.0f} s (gold.cdc_kafka_lag, `cdc status`)")
     return 0
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from cdclake.building import build
+    from cdclake.runtime import get_session
+
+    return 1 if build(get_session(), args.dbt_args, args.full_check) is False else 0
 
 
 def _cmd_dbt(args: argparse.Namespace) -> int:
@@ -137,13 +192,32 @@ order by topic, table_id nulls first
 """
 
 
+LAG_QUERY = """
+select topic, kafka_partition as `partition`, latest_offset, last_ingested_offset, lag_records,
+    round(lag_seconds, 1) as lag_s, checked_at
+from gold.cdc_kafka_lag
+order by topic, kafka_partition
+"""
+
+
 def _cmd_status(args: argparse.Namespace) -> int:
     from cdclake.runtime import get_session
 
-    if not get_session().catalog.tableExists("gold.cdc_sync_status"):
+    spark = get_session()
+    if args.lag:
+        if not spark.catalog.tableExists("gold.cdc_kafka_lag"):
+            print("no lag yet: run `cdc build` once", file=sys.stderr)
+            return 1
+        return _print_query(LAG_QUERY, args)
+    if not spark.catalog.tableExists("gold.cdc_sync_status"):
         print("no status yet: land records and run `cdc build` first", file=sys.stderr)
         return 1
-    return _print_query(STATUS_QUERY, args)
+    code = _print_query(STATUS_QUERY, args)
+    if not args.json and spark.catalog.tableExists("gold.cdc_kafka_lag") and \
+            spark.sql("select 1 from gold.cdc_kafka_lag limit 1").collect():
+        print("\nKafka consumer lag (`cdc status --lag`), per topic and partition:")
+        code = code or _print_query(LAG_QUERY, args)
+    return code
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
@@ -174,6 +248,26 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 WAIT_HELP = "when another process uses CDC_HOME, wait for it (else exit 3 at once)"
 
 
+def _add_kafka_arguments(command: argparse.ArgumentParser) -> None:
+    """What `cdc ingest` and `cdc run` read from Kafka, and how."""
+    command.add_argument("--bootstrap-servers", required=True, metavar="HOST:PORT[,...]")
+    which = command.add_mutually_exclusive_group(required=True)
+    which.add_argument("--topics", metavar="A,B", help="comma-separated topic names")
+    which.add_argument("--topic-pattern", metavar="REGEX", help="every topic whose whole name matches")
+    command.add_argument("--starting-offsets", default="earliest",
+                         help="where a new subscription starts: earliest (default), latest, or Spark's "
+                         "JSON of offsets per topic and partition; later runs go on from the checkpoint")
+    command.add_argument("--max-offsets-per-batch", type=int, metavar="N",
+                         help="land at most N records per landing batch (a run still reads all that is new)")
+    command.add_argument("--kafka-config", metavar="FILE",
+                         help="Kafka client properties (key=value lines: security.protocol, sasl.*, ssl.*)")
+    command.add_argument("--kafka-option", action="append", default=[], metavar="KEY=VALUE",
+                         help="one Kafka client property (wins over --kafka-config); repeatable")
+    command.add_argument("--format", help="format id of the topics' records (wins over routing)")
+    command.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                         help="how long to wait for the brokers before failing (default 30)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cdc",
@@ -190,6 +284,18 @@ def build_parser() -> argparse.ArgumentParser:
                       "(and of JSON records without one)")
     land.add_argument("--format", help="format id of what is landed (wins over routing)")
     land.set_defaults(func=_cmd_land)
+
+    ingest = sub.add_parser("ingest", help="append the new records of Kafka topics to bronze.kafka_messages, "
+                            "exactly once (README \"Run against Kafka\")")
+    _add_kafka_arguments(ingest)
+    ingest.set_defaults(func=_cmd_ingest)
+
+    runner = sub.add_parser("run", help="ingest from Kafka and build, every --every, until stopped "
+                            "(SIGTERM, Ctrl-C); extra arguments go to dbt build")
+    runner.add_argument("--every", default="30s", help="time from the start of one cycle to the next "
+                        "(30s, 2m, 1h; default 30s)")
+    _add_kafka_arguments(runner)
+    runner.set_defaults(func=_cmd_run, passes_dbt_args=True)
 
     build = sub.add_parser("build", help="dbt build with the Spark session and UDFs "
                            "(extra arguments go to dbt build)")
@@ -209,8 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
     sql.set_defaults(func=_cmd_sql)
 
     status = sub.add_parser("status", help="print gold.cdc_sync_status: per topic and table, "
-                            "counts by op, rejects, last change, lag, last heartbeat")
+                            "counts by op, rejects, last change, lag, last heartbeat; then the Kafka consumer lag")
     status.add_argument("--json", action="store_true", help="print one JSON array of objects")
+    status.add_argument("--lag", action="store_true", help="print only the Kafka consumer lag of `cdc ingest`, "
+                        "per topic and partition (gold.cdc_kafka_lag)")
     status.add_argument("--max-width", type=int, default=40, help="cut text cells longer than this")
     status.set_defaults(func=_cmd_status)
 
@@ -248,11 +356,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "land":
             _check_land(args)
+        if args.command in ("ingest", "run"):
+            args.subscription = _subscription(args)
+        if args.command == "run":
+            args.every_s = _interval(args.every)
         # every command uses the Spark session, whose metastore admits one process
         home_lock.hold(paths.cdc_home(), args.wait)
         return int(args.func(args))
     except (UsageError, LandingError) as exc:
         return _fail(str(exc), EXIT_USAGE)
+    except IngestError as exc:
+        return _fail(str(exc), EXIT_FAILED)
     except home_lock.HomeBusyError as exc:
         return _fail(str(exc), EXIT_BUSY)
     except jars.MissingJarsError as exc:

@@ -1,0 +1,50 @@
+"""One `cdc build`: what `cdc build` runs and what `cdc run` runs each cycle.
+
+Nothing to do (bronze's last landing batch built and checked by the last whole build, with
+the same project) starts no dbt; else `dbt build` in this process, whose data tests check
+the landing batches since the last checked build (cdclake.build_record).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from cdclake import build_record
+from cdclake.landing import BRONZE_TABLE
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def last_batch(spark: SparkSession) -> int | None:
+    """Bronze's last landing batch; None while bronze is empty."""
+    value = spark.sql(f"select max(landing_batch_id) from {BRONZE_TABLE}").collect()[0][0]
+    return None if value is None else int(value)
+
+
+def build(spark: SparkSession, dbt_args: list[str], full_check: bool = False,
+          say: Callable[[str], None] = print, quiet: bool = False) -> bool | None:
+    """Build what is new; True when dbt succeeded, None when there was nothing to build.
+    `quiet`: dbt prints errors only."""
+    from cdclake.dbt_invoke import run_dbt
+
+    last = last_batch(spark)
+    if last is None:
+        say(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
+        return None
+    project = build_record.project_digest()  # before dbt runs: what this build runs
+    found = build_record.recorded(spark)
+    if not dbt_args and not full_check and build_record.up_to_date(found, last, project):
+        say(f"nothing to build: the last build built and checked every landing batch (through "
+            f"{last}) with this project (`cdc build --full-check` builds and checks anyway)")
+        return None
+    since = build_record.check_scope(found, dbt_args, full_check)
+    if since is not None:
+        say(f"data tests check landing batches after {since}, those built since the last checked "
+            "build (`cdc build --full-check` checks every batch)")
+    if not run_dbt(["build", *(["--quiet"] if quiet else []), *dbt_args]):
+        return False
+    if build_record.is_whole_build(dbt_args):
+        build_record.record(spark, last, project)
+    return True

@@ -1,0 +1,188 @@
+"""A single-node Apache Kafka broker (KRaft: broker and controller in one JVM) for the tests
+of `cdc ingest`, on 127.0.0.1, from the jars `make test-kafka` fetches with Maven
+(tests/kafka/pom.xml); and what the tests do with it through a Spark session: create
+topics, produce records, read them back.
+
+The broker lives in a folder of its own (config, data, server.log); `stop` and `start`
+again keep its data, as a broker restart does.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from synth import Record
+
+PROJECT = Path(__file__).resolve().parents[1]
+BROKER_JARS = Path(os.environ.get("CDC_KAFKA_BROKER_JARS")
+                   or Path(sys.prefix) / "share" / "cdc-lakehouse" / "kafka-broker")
+LOG_CONFIG = PROJECT / "tests" / "kafka" / "log4j2.properties"
+STARTED = "Kafka Server started"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Broker:
+    """One KRaft node: `bootstrap` is its address once `start` returns."""
+
+    def __init__(self, folder: Path) -> None:
+        if not any(BROKER_JARS.glob("kafka_2.13-*.jar")):
+            raise RuntimeError(f"no Kafka broker jars in {BROKER_JARS}: run `make test-kafka`")
+        self.folder = folder
+        self.port, self.controller_port = _free_port(), _free_port()
+        self.bootstrap = f"127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+        folder.mkdir(parents=True, exist_ok=True)
+        self.config = folder / "server.properties"
+        self.config.write_text("\n".join([
+            "process.roles=broker,controller",
+            "node.id=1",
+            f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
+            f"listeners=PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
+            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port}",
+            "controller.listener.names=CONTROLLER",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "inter.broker.listener.name=PLAINTEXT",
+            f"log.dirs={folder / 'data'}",
+            "num.partitions=3",
+            "auto.create.topics.enable=false",
+            "offsets.topic.replication.factor=1",
+            "offsets.topic.num.partitions=1",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+            "share.coordinator.state.topic.replication.factor=1",
+            "share.coordinator.state.topic.min.isr=1",
+            "group.initial.rebalance.delay.ms=0",
+            "",
+        ]))
+        self._java("kafka.tools.StorageTool", "format", "-t", self._cluster_id(), "-c", str(self.config))
+
+    @staticmethod
+    def _cluster_id() -> str:
+        return base64.urlsafe_b64encode(secrets.token_bytes(16)).decode().rstrip("=")
+
+    def _command(self, main: str, *args: str) -> list[str]:
+        return ["java", "-Xmx512m", "-XX:+UseSerialGC", f"-Dlog4j2.configurationFile={LOG_CONFIG}",
+                "-cp", f"{BROKER_JARS}/*", main, *args]
+
+    def _java(self, main: str, *args: str) -> None:
+        done = subprocess.run(self._command(main, *args), capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"{main} {' '.join(args)} exited {done.returncode}: {done.stderr[-2000:]}")
+
+    @property
+    def log(self) -> Path:
+        return self.folder / "server.log"
+
+    def start(self, timeout: float = 90) -> None:
+        """Start the broker and wait until it serves requests."""
+        start = self.log.stat().st_size if self.log.exists() else 0
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(self._command("kafka.Kafka", str(self.config)),
+                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the Kafka broker exited {self.process.returncode}: see {self.log}")
+            with self.log.open("rb") as handle:
+                handle.seek(start)
+                if STARTED.encode() in handle.read():
+                    return
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the Kafka broker did not start in {timeout} s: see {self.log}")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+def create_topics(spark: SparkSession, bootstrap: str, topics: list[str], partitions: int = 3) -> None:
+    """Create `topics` (each with `partitions` partitions) with Kafka's admin client in
+    the session's JVM."""
+    jvm = spark.sparkContext._jvm
+    props = jvm.java.util.Properties()
+    props.setProperty("bootstrap.servers", bootstrap)
+    admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+    try:
+        new = jvm.java.util.ArrayList()
+        for topic in topics:
+            new.add(jvm.org.apache.kafka.clients.admin.NewTopic(topic, partitions, 1))
+        admin.createTopics(new).all().get()
+    finally:
+        admin.close()
+
+
+def delete_topic(spark: SparkSession, bootstrap: str, topic: str) -> None:
+    jvm = spark.sparkContext._jvm
+    props = jvm.java.util.Properties()
+    props.setProperty("bootstrap.servers", bootstrap)
+    admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+    try:
+        names = jvm.java.util.ArrayList()
+        names.add(topic)
+        admin.deleteTopics(names).all().get()
+    finally:
+        admin.close()
+
+
+def produce(spark: SparkSession, bootstrap: str, records: list[Record]) -> None:
+    """Produce `records` with Spark's Kafka sink, each to its topic and partition, in
+    offset order within a partition (one writer task: one producer, in order). The
+    broker gives them offsets from 0 in that order, and its own timestamps."""
+    rows = [(r.topic, r.partition, None if r.key is None else r.key.encode(),
+             None if r.value is None else (base64.b64decode(r.value) if r.binary else r.value.encode()),
+             [("source", f"{r.topic}/{r.partition}/{r.offset}".encode())])
+            for r in sorted(records, key=lambda r: (r.topic, r.partition, r.offset))]
+    frame = spark.createDataFrame(
+        rows, "topic string, partition int, key binary, value binary, "
+              "headers array<struct<key: string, value: binary>>").coalesce(1)
+    (frame.write.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+     .option("kafka.enable.idempotence", "true").option("kafka.acks", "all").save())
+
+
+def dump_records(spark: SparkSession, bootstrap: str, topics: list[str], path: Path) -> int:
+    """Everything `topics` hold, read with Spark's batch Kafka reader (not `cdc ingest`), as
+    the JSON lines `cdc land` takes (`value`, or `value_base64` for a value that is not
+    UTF-8); the number of records."""
+    frame = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+             .option("subscribe", ",".join(topics)).option("includeHeaders", "true")
+             .option("startingOffsets", "earliest").option("endingOffsets", "latest").load()
+             .selectExpr("*", "unix_millis(timestamp) as ts_ms"))
+    lines = []
+    for r in frame.orderBy("topic", "partition", "offset").collect():
+        record: dict[str, Any] = {"topic": r["topic"], "partition": r["partition"], "offset": r["offset"],
+                                  "timestamp": r["ts_ms"],
+                                  "key": None if r["key"] is None else bytes(r["key"]).decode()}
+        value = None if r["value"] is None else bytes(r["value"])
+        try:
+            record["value"] = None if value is None else value.decode("utf-8")
+        except UnicodeDecodeError:
+            record["value_base64"] = base64.b64encode(value).decode("ascii")
+        record["headers"] = [{"key": h["key"], "value": bytes(h["value"]).decode()} for h in r["headers"] or []]
+        lines.append(json.dumps(record, ensure_ascii=False))
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return len(lines)

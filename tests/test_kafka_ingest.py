@@ -1,0 +1,328 @@
+"""`cdc ingest` from a real Kafka broker (tests/kafka_support.py), each command a process
+of its own as a user runs it.
+
+Generated streams (Canal JSON with re-deliveries, Debezium JSON with tombstones, DTS Avro's
+binary values) are produced into topics of 3 partitions. One state folder ingests them:
+a first run killed with SIGKILL while it writes its second landing batch, a run that
+finishes, then the same run after the checkpoint has forgotten that its last micro-batch
+finished (the state a kill between the write and Spark's commit leaves). A second state
+folder lands the same records from a file, read back from Kafka with Spark's batch reader.
+Both are built: the gold must be the same, and bronze must hold each Kafka record once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import synth
+from kafka_support import Broker, create_topics, dump_records, produce
+from process_support import BIN, PROJECT, home_env, run
+from renderers import dts_avro
+
+pytestmark = pytest.mark.skipif(os.environ.get("CDC_SKIP_KAFKA") == "1", reason="CDC_SKIP_KAFKA=1")
+
+TOPICS = ["demo.canal.kgen", "kgen.debezium", "kgen.dts-avro"]
+GOLD = {
+    "current": "select table_id, row_key, row, row_count, last_op, sort_key from gold.cdc_current_rows",
+    "history": "select table_id, row_key, row, row_count, op, valid_from, valid_to, is_current, is_deleted "
+               "from gold.cdc_row_history",
+    "status": "select topic, table_id, changes, inserts, updates, deletes, ddl_events, rejects, duplicates "
+              "from gold.cdc_sync_status",
+}
+
+
+def _records() -> list[synth.Record]:
+    from renderers import debezium_json
+
+    canal = synth.render_canal_family(synth.generate("kgen_canal", n_changes=400, seed=41), "canal_json",
+                                      topic=TOPICS[0])
+    debezium = debezium_json.render(synth.generate("kgen_debezium", n_changes=300, seed=42), topic=TOPICS[1])
+    avro = dts_avro.render(synth.generate("kgen_dts", n_changes=300, seed=43), topic=TOPICS[2])
+    # re-deliveries: a record produced twice sits at two offsets (the second one a duplicate)
+    return synth.redeliver(canal, 0.05) + debezium + avro
+
+
+def _ingest(home: Path, bootstrap: str, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return run(home, "cdc", "ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS),
+               *extra, check=check, timeout=600)
+
+
+def _ingest_killed_at(home: Path, bootstrap: str, folder: str) -> bool:
+    """Kill `cdc ingest` (its process group, as a power loss would) when `folder` of
+    bronze appears; True when the kill came while it ran."""
+    target = home / "warehouse" / "bronze.db" / "kafka_messages" / folder
+    process = subprocess.Popen(
+        [str(BIN / "cdc"), "ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS),
+         "--max-offsets-per-batch", "400"],
+        cwd=PROJECT, env=home_env(home), start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    while process.poll() is None and time.monotonic() < deadline:
+        if target.exists():
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return True
+        time.sleep(0.02)
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    return False
+
+
+# a record as bronze holds it, without where and when it landed
+BRONZE = ("select topic, kafka_partition, kafka_offset, kafka_ts, message_key, message_value, value_encoding, "
+          "headers, count(*) as times from bronze.kafka_messages group by all")
+
+
+def _dump(home: Path, gold: bool = True) -> dict[str, list[str]]:
+    """Bronze's records (and gold, unless `gold` is False) of the lake in `home`, each row as
+    sorted JSON."""
+    code = f"""
+import json
+from cdclake.lake import Lake
+lake = Lake()
+queries = {{**({GOLD!r} if {gold!r} else {{}}), "bronze": {BRONZE!r}}}
+print(json.dumps({{name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
+                  for name, q in queries.items()}}))
+"""
+    done = run(home, "python", "-c", code)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@dataclass(frozen=True)
+class Ingested:
+    produced: int
+    killed: bool
+    runs: list[subprocess.CompletedProcess[str]]  # after the kill: to the end, then the replay
+    bronze: list[str]  # bronze after them (_dump)
+    kafka: list[str]  # what the topics hold, landed from a file by `cdc land` (_dump)
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    node = Broker(tmp_path_factory.mktemp("kafka"))
+    node.start()
+    yield node
+    node.stop()
+
+
+@pytest.fixture(scope="module")
+def ingested(broker: Broker, lake, tmp_path_factory: pytest.TempPathFactory) -> Ingested:
+    records = _records()
+    create_topics(lake.spark, broker.bootstrap, TOPICS)
+    produce(lake.spark, broker.bootstrap, records)
+
+    home = tmp_path_factory.mktemp("ingest-home")
+    killed = _ingest_killed_at(home, broker.bootstrap, "landing_batch_id=2")
+    finished = _ingest(home, broker.bootstrap, "--max-offsets-per-batch", "400")
+    # the checkpoint forgets that its last micro-batch finished: Spark runs it again
+    commits = sorted((p for p in next((home / "checkpoints").iterdir()).joinpath("commits").iterdir()
+                      if p.name.isdigit()), key=lambda p: int(p.name))
+    commits[-1].unlink()
+    commits[-1].with_name(f".{commits[-1].name}.crc").unlink(missing_ok=True)  # Hadoop's checksum of it
+    replayed = _ingest(home, broker.bootstrap, "--max-offsets-per-batch", "400")
+
+    other = tmp_path_factory.mktemp("land-home")
+    dump = other / "kafka.jsonl"
+    dump_records(lake.spark, broker.bootstrap, TOPICS, dump)
+    run(other, "cdc", "land", str(dump))
+    return Ingested(len(records), killed, [finished, replayed], _dump(home, gold=False)["bronze"],
+                    _dump(other, gold=False)["bronze"])
+
+
+def test_the_kill_hit_a_running_ingest(ingested):
+    assert ingested.killed
+
+
+def test_bronze_holds_each_kafka_record_once_as_landing_it_from_a_file_does(ingested):
+    assert len(ingested.bronze) == ingested.produced
+    assert all('"times": 1' in row for row in ingested.bronze)
+    # values, keys, headers and timestamps too; Avro values as base64
+    assert ingested.bronze == ingested.kafka
+    assert any('"value_encoding": "base64"' in row for row in ingested.bronze)
+
+
+def test_a_micro_batch_run_again_is_not_landed_twice(ingested):
+    assert "had landed before the last run stopped: not landed again" in ingested.runs[1].stdout
+
+
+@pytest.fixture(scope="module")
+def empty_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ingest-errors")
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--topics", "no.such.topic"], "no topic 'no.such.topic' on 127.0.0.1:"),
+    (["--topic-pattern", r"nothing\..*"], r"no topic of 127.0.0.1:\d+ matches --topic-pattern"),
+])
+def test_a_missing_topic_is_a_one_line_error_and_writes_nothing(broker, empty_home, args, error):
+    done = run(empty_home, "cdc", "ingest", "--bootstrap-servers", broker.bootstrap, *args, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == done.stderr.splitlines()[-1:] and re.search(error, errors[0]), done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (empty_home / "checkpoints").exists()
+    assert not any((empty_home / "warehouse" / "bronze.db" / "kafka_messages").glob("landing_batch_id=*"))
+
+
+def test_an_unreachable_broker_is_a_one_line_error(empty_home):
+    from kafka_support import _free_port
+
+    started = time.monotonic()
+    done = run(empty_home, "cdc", "ingest", "--bootstrap-servers", f"127.0.0.1:{_free_port()}",
+               "--topics", "a", "--timeout", "3", check=False)
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == done.stderr.splitlines()[-1:], done.stderr
+    assert errors[0].startswith("error: cannot list the topics of 127.0.0.1:"), done.stderr
+    assert time.monotonic() - started < 120
+
+
+# --- cdc run ------------------------------------------------------------------------------
+
+EXTRA_TOPIC = "demo.canal.krun"
+
+
+class Running:
+    """A `cdc run` process in its own process group, its output in a file."""
+
+    def __init__(self, home: Path, bootstrap: str, *extra: str) -> None:
+        self.out = home / f"run-{time.monotonic_ns()}.log"
+        with self.out.open("w") as log:
+            self.process = subprocess.Popen(
+                [str(BIN / "cdc"), "run", "--every", "2s", "--bootstrap-servers", bootstrap,
+                 "--topics", ",".join([*TOPICS, EXTRA_TOPIC]), "--timeout", "5", *extra],
+                cwd=PROJECT, env=home_env(home), start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
+
+    def cycles(self) -> list[str]:
+        return [line for line in self.out.read_text().splitlines() if line.startswith("cycle ")]
+
+    def wait_for(self, predicate, after: int = 0, timeout: float = 600) -> str:
+        """The first cycle line after the first `after` that `predicate` accepts."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [line for line in self.cycles()[after:] if predicate(line)]
+            if found:
+                return found[0]
+            if self.process.poll() is not None:
+                raise AssertionError(f"cdc run exited {self.process.returncode}:\n{self.out.read_text()[-3000:]}")
+            time.sleep(0.2)
+        raise AssertionError(f"no such cycle:\n{self.out.read_text()[-3000:]}")
+
+    def wait_until(self, path: Path, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        while not path.exists():
+            assert time.monotonic() < deadline and self.process.poll() is None, self.out.read_text()[-3000:]
+            time.sleep(0.02)
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+
+def _records_of(line: str) -> int:
+    match = re.match(r"cycle \d+: (\d+) records", line)
+    return int(match[1]) if match else -1
+
+
+def _extra(seed: int) -> list[synth.Record]:
+    return synth.render_canal_family(synth.generate(f"krun{seed}", n_changes=150, seed=seed), "canal_json",
+                                     topic=EXTRA_TOPIC)
+
+
+@dataclass(frozen=True)
+class Ran:
+    home: Path
+    killed: dict[str, int]  # kill point -> cycle lines the run printed before it
+    outage: str  # the cycle line of the ingest the stopped broker failed
+    caught_up: str  # the first cycle line after the broker came back with what was produced meanwhile
+    exit_code: int
+    last_output: str
+    gold: dict[str, list[str]]
+    landed: dict[str, list[str]]
+    produced: int
+
+
+@pytest.fixture(scope="module")
+def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    """`cdc run` over the topics `ingested` produced and one more: killed with SIGKILL in its
+    first build and in an ingest, started again each time; the broker stopped and started
+    under it; then SIGTERM. The same records landed from a file in another state folder."""
+    home = tmp_path_factory.mktemp("run-home")
+    create_topics(lake.spark, broker.bootstrap, [EXTRA_TOPIC])
+    produced = ingested.produced
+    killed: dict[str, int] = {}
+
+    mid_build = Running(home, broker.bootstrap)
+    mid_build.wait_until(home / "warehouse" / "silver.db" / "int_cdc__decoded")
+    killed["build"] = len(mid_build.cycles())
+    mid_build.kill()
+
+    mid_ingest = Running(home, broker.bootstrap, "--max-offsets-per-batch", "50")
+    mid_ingest.wait_for(lambda line: "build " in line and "lag 0 records" in line)
+    batches = home / "warehouse" / "bronze.db" / "kafka_messages"
+    next_batch = 1 + max(int(p.name.split("=")[1]) for p in batches.glob("landing_batch_id=*"))
+    extra = _extra(61)
+    produce(lake.spark, broker.bootstrap, extra)
+    produced += len(extra)
+    mid_ingest.wait_until(batches / f"landing_batch_id={next_batch + 1}")
+    killed["ingest"] = len(mid_ingest.cycles())
+    mid_ingest.kill()
+
+    running = Running(home, broker.bootstrap)
+    seen = len(running.cycles())
+    running.wait_for(lambda line: "lag 0 records" in line)
+    broker.stop()
+    seen = len(running.cycles())
+    outage = running.wait_for(lambda line: "ingest failed" in line, after=seen)
+    broker.start()
+    extra = _extra(62)
+    produce(lake.spark, broker.bootstrap, extra)
+    produced += len(extra)
+    seen = len(running.cycles())
+    caught_up = running.wait_for(lambda line: _records_of(line) > 0, after=seen)
+    running.wait_for(lambda line: "lag 0 records" in line, after=seen)
+    # as `kill PID` does (to the process group, SIGTERM would stop Spark's JVM at once)
+    os.kill(running.process.pid, signal.SIGTERM)
+    exit_code = running.process.wait(timeout=300)
+
+    other = tmp_path_factory.mktemp("run-land-home")
+    dump = other / "kafka.jsonl"
+    dump_records(lake.spark, broker.bootstrap, [*TOPICS, EXTRA_TOPIC], dump)
+    run(other, "cdc", "land", str(dump))
+    run(other, "cdc", "build")
+    return Ran(home, killed, outage, caught_up, exit_code, running.out.read_text(),
+               _dump(home), _dump(other), produced)
+
+
+def test_cdc_run_killed_anywhere_gives_the_gold_of_landing_the_same_records(ran):
+    # killed in its first cycle's build; in an ingest after some cycles
+    assert ran.killed["build"] == 0 and ran.killed["ingest"] >= 1
+    assert ran.gold["current"], "no rows in gold"
+    for name in GOLD:
+        assert ran.gold[name] == ran.landed[name], name
+    assert len(ran.gold["bronze"]) == ran.produced
+    assert all('"times": 1' in row for row in ran.gold["bronze"])
+    assert ran.gold["bronze"] == ran.landed["bronze"]
+    rejecting = [row for row in ran.gold["status"] if '"rejects": 0' not in row]
+    assert not rejecting, rejecting[:3]
+
+
+def test_cdc_run_reports_a_broker_outage_and_catches_up(ran):
+    assert "ingest failed (" in ran.outage
+    assert _records_of(ran.caught_up) > 0
+
+
+def test_cdc_run_stops_cleanly_after_the_cycle_on_sigterm(ran):
+    assert ran.exit_code == 0, ran.last_output[-2000:]
+    assert "SIGTERM: stopping after this cycle" in ran.last_output
+    assert re.search(r"cdc run: stopped after cycle \d+", ran.last_output)
