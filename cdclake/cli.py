@@ -119,8 +119,8 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
     subscription = args.subscription
     _show_options(subscription)
-    started = time.monotonic()
     spark = get_session()
+    started = time.monotonic()  # the ingest, without the session's start
     done = ingest(spark, subscription)
     for batch_id in done.skipped:
         print(f"landing batch {batch_id} had landed before the last run stopped: not landed again")
