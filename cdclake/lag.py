@@ -17,31 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cdclake.ingest import IngestError, Subscription, _admin, _kafka_error, check_topics
+from cdclake.landing import OFFSETS_TABLE
 
 if TYPE_CHECKING:
     import datetime as dt
 
     from pyspark.sql import SparkSession
-
-OFFSETS_TABLE = "bronze.kafka_offsets"
-OFFSETS_DDL = f"""
-create table if not exists {OFFSETS_TABLE} (
-    subscription string,
-    topic string,
-    kafka_partition int,
-    latest_offset bigint,
-    next_offset bigint,
-    oldest_waiting_ts timestamp,
-    checked_at timestamp
-)
-using parquet
-"""
-
-
-def ensure_offsets(spark: SparkSession) -> None:
-    """bronze.kafka_offsets exists from the start (the dbt source of gold.cdc_kafka_lag)."""
-    spark.sql(OFFSETS_DDL)
-
 
 @dataclass(frozen=True)
 class PartitionLag:
@@ -152,7 +133,6 @@ def _keep(spark: SparkSession, subscription: Subscription, partitions: list[Part
     """Replace the subscription's rows of bronze.kafka_offsets (one small table, rewritten)."""
     from pyspark.sql import functions as F
 
-    ensure_offsets(spark)
     kept = spark.table(OFFSETS_TABLE).where(F.col("subscription") != subscription.name)
     fresh = spark.createDataFrame(
         [(subscription.name, p.topic, p.partition, p.latest_offset, p.next_offset, p.oldest_waiting_ts)

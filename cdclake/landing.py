@@ -48,6 +48,21 @@ using parquet
 partitioned by (landing_batch_id)
 """
 
+# per `cdc ingest` subscription, topic and partition: the offsets it measured (cdclake.lag)
+OFFSETS_TABLE = "bronze.kafka_offsets"
+OFFSETS_DDL = f"""
+create table if not exists {OFFSETS_TABLE} (
+    subscription string,
+    topic string,
+    kafka_partition int,
+    latest_offset bigint,
+    next_offset bigint,
+    oldest_waiting_ts timestamp,
+    checked_at timestamp
+)
+using parquet
+"""
+
 # Kafka headers as given: an object, kcat's flat ["k","v",...] list, or [{"key","value"}].
 _HEADERS = """
 case
@@ -175,8 +190,11 @@ def detect_shape(path: Path) -> str:
 
 
 def ensure_bronze(spark: SparkSession) -> None:
+    """Bronze's tables exist: the landed records, and the Kafka offsets `cdc ingest` measures
+    (the dbt source of gold.cdc_kafka_lag, empty in a lake landed from files only)."""
     spark.sql("create database if not exists bronze")
     spark.sql(BRONZE_DDL)
+    spark.sql(OFFSETS_DDL)
 
 
 def next_batch_id(spark: SparkSession) -> int:

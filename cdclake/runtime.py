@@ -84,7 +84,6 @@ def get_session() -> SparkSession:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
-    from cdclake.lag import ensure_offsets
     from cdclake.landing import ensure_bronze
     from cdclake.recovery import remove_orphan_table_folders
     from udfs import register_all
@@ -99,7 +98,6 @@ def get_session() -> SparkSession:
     remove_orphan_table_folders(session, paths.warehouse_dir())
     # an empty lake builds too (every model empty): the bronze table exists from the start
     ensure_bronze(session)
-    ensure_offsets(session)
     register_all(session)
     _session = session
     return session
