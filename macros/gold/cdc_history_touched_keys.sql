@@ -10,28 +10,30 @@
     current version of an append key with a seed (its validity ends, so it is written
     again).
 
-    The selection is computed once, when the model renders, into a cached temporary view
-    (`cdc_history_touched_keys_view`, dropped by the model's post-hook), which the model reads
-    three times and asks whether any key folds again from the start
-    (`cdc_history_some_key_refolds`). -#}
+    The selection is computed once, when the model renders, into a work table
+    (`cdc_history_touched_keys_table`, Parquet, dropped by the model's post-hook), which the
+    model reads three times and asks whether any key folds again from the start
+    (`cdc_history_some_key_refolds`). A table, not a cached view: Spark does not find a
+    cached plan inside a query that has CTEs of its own, and would compute the selection
+    again at every reference. -#}
 {% macro cdc_history_touched_keys() -%}
-{%- set view = cdc_history_touched_keys_view() -%}
+{%- set work_table = cdc_history_touched_keys_table() -%}
 {%- if execute -%}
-    {%- do run_query('drop view if exists ' ~ view) -%}
-    {%- do run_query('cache table ' ~ view ~ ' as with ' ~ cdc_history_changes() ~ ',\n'
+    {%- do run_query('drop table if exists ' ~ work_table) -%}
+    {%- do run_query('create table ' ~ work_table ~ ' using parquet as with ' ~ cdc_history_changes() ~ ',\n'
         ~ cdc_history_key_events() ~ ',\n' ~ _cdc_touched_key_plan() ~ '\nselect * from touched') -%}
 {%- endif -%}
 refold_keys as (
-    select table_id, row_key from {{ view }} where is_refold
+    select table_id, row_key from {{ work_table }} where is_refold
 ),
 
 append_keys as (
-    select table_id, row_key, seed from {{ view }} where not is_refold
+    select table_id, row_key, seed from {{ work_table }} where not is_refold
 ),
 
 touched_keys as (
     select table_id, row_key, case when not is_refold then true end as is_current
-    from {{ view }}
+    from {{ work_table }}
     where is_refold or seed is not null
 )
 {%- endmacro %}
@@ -96,14 +98,15 @@ struct<position: struct<sort_key: array<decimal(38, 0)>, kafka_partition: int, k
        row: map<string, string>, row_count: bigint>
 {%- endmacro %}
 
-{#- The name of the cached temporary view of the touched keys. -#}
-{% macro cdc_history_touched_keys_view() -%}
-cdc_row_history__touched_keys
+{#- The work table of the touched keys, beside the model (a build that stops before its
+    post-hook leaves it; the next build replaces it). -#}
+{% macro cdc_history_touched_keys_table() -%}
+{{ this.schema }}.cdc_row_history__touched_keys
 {%- endmacro %}
 
-{#- True when some touched key folds again from all its changes (asked of the view). -#}
+{#- True when some touched key folds again from all its changes (asked of the work table). -#}
 {% macro cdc_history_some_key_refolds() -%}
     {{- return(execute and run_query(
-        'select 1 from ' ~ cdc_history_touched_keys_view() ~ ' where is_refold limit 1'
+        'select 1 from ' ~ cdc_history_touched_keys_table() ~ ' where is_refold limit 1'
     ).rows | length > 0) -}}
 {%- endmacro %}

@@ -3,6 +3,7 @@
         materialized='incremental',
         incremental_strategy='merge',
         cdc_replace_keys=['table_id', 'row_key'],
+        tblproperties={'delta.enableDeletionVectors': 'true'},
     )
 }}
 

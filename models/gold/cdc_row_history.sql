@@ -4,7 +4,8 @@
         incremental_strategy='merge',
         cdc_replace_keys=['table_id', 'row_key'],
         cdc_replace_only_where='is_current',
-        post_hook='drop view if exists {{ cdc_history_touched_keys_view() }}',
+        tblproperties={'delta.enableDeletionVectors': 'true'},
+        post_hook='drop table if exists {{ cdc_history_touched_keys_table() }}',
     )
 }}
 

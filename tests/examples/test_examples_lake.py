@@ -48,6 +48,21 @@ def test_readers_during_a_build_see_each_table_before_or_after_it(examples):
     assert {"gold.cdc_current_rows", "gold.cdc_row_history"} <= changed
 
 
+def test_deletion_vectors_only_on_the_tables_a_merge_changes(examples):
+    """Gold's MERGE targets mark replaced rows in deletion vectors; a table that only grows
+    has none (Spark would look for them at every scan of it)."""
+    def deletion_vectors(table: str) -> str:
+        rows = examples.lake.rows(f"show tblproperties {table} ('delta.enableDeletionVectors')")
+        return rows[0]["value"]
+
+    assert {t: deletion_vectors(t) for t in ("gold.cdc_row_history", "gold.cdc_current_rows")} == \
+        {"gold.cdc_row_history": "true", "gold.cdc_current_rows": "true"}
+    for table in ("silver.stg_cdc__messages", "silver.int_cdc__decoded", "silver.int_cdc__update_pairs",
+                  "silver.cdc_table_columns", "gold.cdc_sync_status"):
+        assert deletion_vectors(table) == "false", table
+        assert examples.lake.rows(f"describe detail {table}")[0]["format"] == "delta", table
+
+
 HISTORY_COLUMNS = ("table_id, row_key, row, row_count, op, valid_from, valid_to, is_current, is_deleted, is_keyed, "
                    "sort_key, kafka_partition, kafka_offset, row_index, change_id, landing_batch_id")
 
@@ -74,3 +89,5 @@ def test_incremental_builds_leave_the_gold_of_one_full_build(examples):
     current = ("select table_id, row_key, row, row_count, sort_key, last_change_id as change_id "
                "from gold.cdc_current_rows")
     assert _as_multiset(lake.rows(current)) == _as_multiset(lake.rows(live))
+    # the work table of the touched keys (macros/gold/cdc_history_touched_keys.sql) went with the build
+    assert not lake.spark.catalog.tableExists("gold.cdc_row_history__touched_keys")
