@@ -31,6 +31,8 @@ BROKER_JARS = Path(os.environ.get("CDC_KAFKA_BROKER_JARS")
                    or Path(sys.prefix) / "share" / "cdc-lakehouse" / "kafka-broker")
 LOG_CONFIG = PROJECT / "tests" / "kafka" / "log4j2.properties"
 STARTED = "Kafka Server started"
+# the users of the broker's SASL PLAIN listener and their passwords
+SASL_CREDENTIALS = {"cdc": "cdc-secret-5d1f"}
 
 
 def _free_port() -> int:
@@ -46,8 +48,11 @@ class Broker:
         if not any(BROKER_JARS.glob("kafka_2.13-*.jar")):
             raise RuntimeError(f"no Kafka broker jars in {BROKER_JARS}: run `make test-kafka`")
         self.folder = folder
-        self.port, self.controller_port = _free_port(), _free_port()
+        self.port, self.controller_port, self.sasl_port = _free_port(), _free_port(), _free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
+        # a second listener that asks for SASL PLAIN credentials (SASL_CREDENTIALS)
+        self.sasl_bootstrap = f"127.0.0.1:{self.sasl_port}"
+        users = " ".join(f'user_{user}="{password}"' for user, password in SASL_CREDENTIALS.items())
         self.process: subprocess.Popen[bytes] | None = None
         folder.mkdir(parents=True, exist_ok=True)
         self.config = folder / "server.properties"
@@ -55,10 +60,14 @@ class Broker:
             "process.roles=broker,controller",
             "node.id=1",
             f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
-            f"listeners=PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
-            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port}",
+            f"listeners=PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port},"
+            f"SASL://127.0.0.1:{self.sasl_port}",
+            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port},SASL://127.0.0.1:{self.sasl_port}",
             "controller.listener.names=CONTROLLER",
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL:SASL_PLAINTEXT",
+            "listener.name.sasl.sasl.enabled.mechanisms=PLAIN",
+            "listener.name.sasl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+            f'required username="cdc" password="{SASL_CREDENTIALS["cdc"]}" {users};',
             "inter.broker.listener.name=PLAINTEXT",
             f"log.dirs={folder / 'data'}",
             "num.partitions=3",

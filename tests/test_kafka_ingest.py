@@ -2,7 +2,9 @@
 of its own as a user runs it.
 
 Generated streams (Canal JSON with re-deliveries, Debezium JSON with tombstones, DTS Avro's
-binary values) are produced into topics of 3 partitions. One state folder ingests them:
+binary values) and the change log of a real MariaDB (the real-database harness's workload:
+every column type at its limits, hostile text, key changes, DDL, TRUNCATE), rendered as
+Canal JSON and as DTS Avro, are produced into topics of 3 partitions. One state folder ingests them:
 a first run killed with SIGKILL while it writes its second landing batch, a run that
 finishes, then the same run after the checkpoint has forgotten that its last micro-batch
 finished (the state a kill between the write and Spark's commit leaves). A second state
@@ -25,13 +27,17 @@ from pathlib import Path
 import pytest
 
 import synth
-from kafka_support import Broker, create_topics, dump_records, produce
+from kafka_support import SASL_CREDENTIALS, Broker, create_topics, dump_records, produce
 from process_support import BIN, PROJECT, home_env, run
+from realdb.fixtures import capture_mariadb_workload
+from realdb.model import Capture
+from realdb.render_alibaba import render_dts_avro
+from realdb.render_canal import render_canal_json
 from renderers import dts_avro
 
 pytestmark = pytest.mark.skipif(os.environ.get("CDC_SKIP_KAFKA") == "1", reason="CDC_SKIP_KAFKA=1")
 
-TOPICS = ["demo.canal.kgen", "kgen.debezium", "kgen.dts-avro"]
+TOPICS = ["demo.canal.kgen", "kgen.debezium", "kgen.dts-avro", "demo.canal.krdb", "krdb.dts-avro"]
 GOLD = {
     "current": "select table_id, row_key, row, row_count, last_op, sort_key from gold.cdc_current_rows",
     "history": "select table_id, row_key, row, row_count, op, valid_from, valid_to, is_current, is_deleted "
@@ -41,15 +47,17 @@ GOLD = {
 }
 
 
-def _records() -> list[synth.Record]:
+def _records(capture: Capture) -> list[synth.Record]:
+    """The generated streams, and the MariaDB change log `capture` rendered as the vendors do."""
     from renderers import debezium_json
 
     canal = synth.render_canal_family(synth.generate("kgen_canal", n_changes=400, seed=41), "canal_json",
                                       topic=TOPICS[0])
     debezium = debezium_json.render(synth.generate("kgen_debezium", n_changes=300, seed=42), topic=TOPICS[1])
     avro = dts_avro.render(synth.generate("kgen_dts", n_changes=300, seed=43), topic=TOPICS[2])
+    real = render_canal_json(capture, "krdb_canal", TOPICS[3]) + render_dts_avro(capture, "krdb_dts", TOPICS[4])
     # re-deliveries: a record produced twice sits at two offsets (the second one a duplicate)
-    return synth.redeliver(canal, 0.05) + debezium + avro
+    return synth.redeliver(canal, 0.05) + debezium + avro + real
 
 
 def _ingest(home: Path, bootstrap: str, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -117,7 +125,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
 
 @pytest.fixture(scope="module")
 def ingested(broker: Broker, lake, tmp_path_factory: pytest.TempPathFactory) -> Ingested:
-    records = _records()
+    records = _records(capture_mariadb_workload(tmp_path_factory.mktemp("mariadb")))
     create_topics(lake.spark, broker.bootstrap, TOPICS)
     produce(lake.spark, broker.bootstrap, records)
 
@@ -185,6 +193,35 @@ def test_an_unreachable_broker_is_a_one_line_error(empty_home):
     assert errors == done.stderr.splitlines()[-1:], done.stderr
     assert errors[0].startswith("error: cannot list the topics of 127.0.0.1:"), done.stderr
     assert time.monotonic() - started < 120
+
+
+def _sasl_options(password: str) -> list[str]:
+    jaas = f'org.apache.kafka.common.security.plain.PlainLoginModule required username="cdc" password="{password}";'
+    return ["--kafka-option", "security.protocol=SASL_PLAINTEXT", "--kafka-option", "sasl.mechanism=PLAIN",
+            "--kafka-option", f"sasl.jaas.config={jaas}"]
+
+
+def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, ingested, tmp_path):
+    """The broker's SASL listener: a wrong password ends the run with one line, nothing
+    written; the right one reaches Spark's Kafka source too. No password is ever printed."""
+    home = tmp_path / "sasl-home"
+    wrong = "not-the-password-8c2a"
+    done = run(home, "cdc", "ingest", "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0],
+               "--timeout", "10", *_sasl_options(wrong), check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == done.stderr.splitlines()[-1:], done.stderr
+    assert "SaslAuthenticationException" in errors[0], errors
+    assert wrong not in done.stdout + done.stderr
+    assert not (home / "checkpoints").exists()
+    assert not any((home / "warehouse" / "bronze.db" / "kafka_messages").glob("landing_batch_id=*"))
+
+    right = SASL_CREDENTIALS["cdc"]
+    done = run(home, "cdc", "ingest", "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0],
+               *_sasl_options(right))
+    assert re.search(r"ingested \d+ records in landing batch 1 ", done.stdout), done.stdout
+    assert "sasl.jaas.config=*****" in done.stdout + done.stderr
+    assert right not in done.stdout + done.stderr
 
 
 # --- cdc run ------------------------------------------------------------------------------
