@@ -31,8 +31,8 @@ BROKER_JARS = Path(os.environ.get("CDC_KAFKA_BROKER_JARS")
                    or Path(sys.prefix) / "share" / "cdc-lakehouse" / "kafka-broker")
 LOG_CONFIG = PROJECT / "tests" / "kafka" / "log4j2.properties"
 STARTED = "Kafka Server started"
-# the users of the broker's SASL PLAIN listener and their passwords
-SASL_CREDENTIALS = {"cdc": "cdc-secret-5d1f"}
+# the one user of the broker's SASL PLAIN listener
+SASL_USER, SASL_PASSWORD = "cdc", "cdc-secret-5d1f"
 
 
 def _free_port() -> int:
@@ -50,9 +50,8 @@ class Broker:
         self.folder = folder
         self.port, self.controller_port, self.sasl_port = _free_port(), _free_port(), _free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
-        # a second listener that asks for SASL PLAIN credentials (SASL_CREDENTIALS)
+        # a second listener that asks for SASL PLAIN credentials (SASL_USER, SASL_PASSWORD)
         self.sasl_bootstrap = f"127.0.0.1:{self.sasl_port}"
-        users = " ".join(f'user_{user}="{password}"' for user, password in SASL_CREDENTIALS.items())
         self.process: subprocess.Popen[bytes] | None = None
         folder.mkdir(parents=True, exist_ok=True)
         self.config = folder / "server.properties"
@@ -67,7 +66,7 @@ class Broker:
             "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL:SASL_PLAINTEXT",
             "listener.name.sasl.sasl.enabled.mechanisms=PLAIN",
             "listener.name.sasl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
-            f'required username="cdc" password="{SASL_CREDENTIALS["cdc"]}" {users};',
+            f'required username="{SASL_USER}" password="{SASL_PASSWORD}" user_{SASL_USER}="{SASL_PASSWORD}";',
             "inter.broker.listener.name=PLAINTEXT",
             f"log.dirs={folder / 'data'}",
             "num.partitions=3",

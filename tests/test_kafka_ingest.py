@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 import synth
-from kafka_support import SASL_CREDENTIALS, Broker, create_topics, dump_records, produce
+from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, dump_records, produce
 from process_support import BIN, PROJECT, home_env, run
 from realdb.fixtures import capture_mariadb_workload
 from realdb.model import Capture
@@ -196,7 +196,8 @@ def test_an_unreachable_broker_is_a_one_line_error(empty_home):
 
 
 def _sasl_options(password: str) -> list[str]:
-    jaas = f'org.apache.kafka.common.security.plain.PlainLoginModule required username="cdc" password="{password}";'
+    jaas = (f'org.apache.kafka.common.security.plain.PlainLoginModule required username="{SASL_USER}" '
+            f'password="{password}";')
     return ["--kafka-option", "security.protocol=SASL_PLAINTEXT", "--kafka-option", "sasl.mechanism=PLAIN",
             "--kafka-option", f"sasl.jaas.config={jaas}"]
 
@@ -216,7 +217,7 @@ def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, inges
     assert not (home / "checkpoints").exists()
     assert not any((home / "warehouse" / "bronze.db" / "kafka_messages").glob("landing_batch_id=*"))
 
-    right = SASL_CREDENTIALS["cdc"]
+    right = SASL_PASSWORD
     done = run(home, "cdc", "ingest", "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0],
                *_sasl_options(right))
     assert re.search(r"ingested \d+ records in landing batch 1 ", done.stdout), done.stdout
