@@ -8,7 +8,9 @@ of bronze (so a lake landed afresh starts without it):
 * `cdc.built_project`: a digest of the project files it ran. While bronze has no batch
   after the checked one and the project is the same, `cdc build` has nothing to do and
   does not start dbt. Any dbt run of the project (`cdc dbt`, plain dbt: the plugin
-  dbt_cdclake) forgets it first, since it may change tables.
+  dbt_cdclake) forgets it first, since it may change tables. While it is the project of
+  the next build too, that build leaves out the seeds and their data tests: they read no
+  landed record, and the last build loaded and checked them from the same files.
 """
 
 from __future__ import annotations
@@ -66,6 +68,12 @@ def up_to_date(found: dict[str, str], last_batch: int, project: str) -> bool:
     """The last whole build (`found`: recorded) built and checked `last_batch` (bronze's
     last) with `project` (project_digest)."""
     return found.get(CHECKED) == str(last_batch) and found.get(PROJECT) == project
+
+
+def seeds_checked(found: dict[str, str], project: str) -> bool:
+    """The last whole, successful build (`found`: recorded) loaded and checked the seeds of
+    `project` (project_digest), and nothing ran dbt since."""
+    return found.get(PROJECT) == project
 
 
 def check_scope(found: dict[str, str], dbt_args: list[str], full_check: bool) -> int | None:

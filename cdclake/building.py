@@ -2,7 +2,9 @@
 
 Nothing to do (bronze's last landing batch built and checked by the last whole build, with
 the same project) starts no dbt; else `dbt build` in this process, whose data tests check
-the landing batches since the last checked build (cdclake.build_record).
+the landing batches since the last checked build (cdclake.build_record). With the project
+of the last whole build, the seeds and their data tests, which read no landed record and
+were loaded and checked from the same files, are left out.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from typing import TYPE_CHECKING
 
 from cdclake import build_record
 from cdclake.landing import BRONZE_TABLE
+
+# the seeds and (dbt's eager indirect selection) the data tests that read them
+WITHOUT_SEEDS = ["--exclude", "resource_type:seed"]
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -43,7 +48,12 @@ def build(spark: SparkSession, dbt_args: list[str], full_check: bool = False,
     if since is not None:
         say(f"data tests check landing batches after {since}, those built since the last checked "
             "build (`cdc build --full-check` checks every batch)")
-    if not run_dbt(["build", *(["--quiet"] if quiet else []), *dbt_args]):
+    # `cdc build` with dbt arguments or --full-check builds what they say, seeds included
+    seeds = [] if dbt_args or full_check or not build_record.seeds_checked(found, project) else WITHOUT_SEEDS
+    if seeds:
+        say("seeds left out, with their data tests: the last build loaded and checked them from "
+            "the same files")
+    if not run_dbt(["build", *(["--quiet"] if quiet else []), *dbt_args, *seeds]):
         return False
     if build_record.is_whole_build(dbt_args):
         build_record.record(spark, last, project)
