@@ -111,7 +111,11 @@ class Subscription:
 
     def source_options(self) -> dict[str, str]:
         """The options of Spark's Kafka source."""
-        options = {f"kafka.{k}": v for k, v in self.kafka_properties().items()}
+        # Spark's own admin client and consumers give up on the brokers after --timeout too
+        # (Spark's defaults: a minute per call, three calls), unless a client option says otherwise
+        timeout_ms = str(int(self.timeout_s * 1000))
+        options = {"kafka.default.api.timeout.ms": timeout_ms, "kafka.request.timeout.ms": timeout_ms,
+                   **{f"kafka.{k}": v for k, v in self.kafka_properties().items()}}
         if self.topic_pattern is not None:
             options["subscribePattern"] = self.topic_pattern
         else:

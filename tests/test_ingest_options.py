@@ -60,6 +60,16 @@ def test_flags_win_over_the_file_and_become_the_sources_options(tmp_path: Path):
     assert options["maxOffsetsPerTrigger"] == "1000"
     assert options["startingOffsets"] == "latest"
     assert options["failOnDataLoss"] == "true" and options["includeHeaders"] == "true"
+    # Spark's admin client and consumers wait --timeout (default 30 s), as cdc's own does
+    assert options["kafka.default.api.timeout.ms"] == options["kafka.request.timeout.ms"] == "30000"
+
+
+def test_a_client_option_wins_over_the_timeout():
+    args = parse_args(["ingest", "--bootstrap-servers", "b:9092", "--topics", "a", "--timeout", "5",
+                       "--kafka-option", "request.timeout.ms=40000"])
+    options = subscription_of(args).source_options()
+    assert options["kafka.request.timeout.ms"] == "40000"
+    assert options["kafka.default.api.timeout.ms"] == "5000"
 
 
 def test_a_subscription_has_one_checkpoint_of_its_own():

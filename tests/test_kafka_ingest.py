@@ -282,6 +282,7 @@ class Ran:
     home: Path
     killed: dict[str, int]  # kill point -> cycle lines the run printed before it
     outage: str  # the cycle line of the ingest the stopped broker failed
+    outage_seconds: float  # from the broker's stop to that line
     caught_up: str  # the first cycle line after the broker came back with what was produced meanwhile
     exit_code: int
     last_output: str
@@ -316,8 +317,10 @@ def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory
     running = Running(home, broker.bootstrap)
     running.wait_for(lambda line: "lag 0 records" in line)
     broker.stop()
+    stopped = time.monotonic()
     seen = len(running.cycles())
     outage = running.wait_for(lambda line: "ingest failed" in line, after=seen)
+    outage_seconds = time.monotonic() - stopped
     broker.start()
     extra = _extra(62)
     produce(lake.spark, broker.bootstrap, extra)
@@ -338,7 +341,7 @@ def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory
     dump_records(lake.spark, broker.bootstrap, [*TOPICS, EXTRA_TOPIC], dump)
     run(other, "cdc", "land", str(dump))
     run(other, "cdc", "build")
-    return Ran(home, killed, outage, caught_up, exit_code, running.out.read_text(),
+    return Ran(home, killed, outage, outage_seconds, caught_up, exit_code, running.out.read_text(),
                [r["unique_id"] for r in results["results"]], seed_nodes, _dump(home), _dump(other),
                ingested.produced + len(extra))
 
@@ -366,6 +369,9 @@ def test_a_cycle_with_the_project_of_the_last_build_leaves_the_seeds_out(ran):
 
 def test_cdc_run_reports_a_broker_outage_and_catches_up(ran):
     assert "ingest failed (" in ran.outage
+    # within --timeout (5 s): Spark's source gives up as the admin client does, three
+    # tries of 5 s; with Spark's defaults (a minute per try) it took three minutes
+    assert ran.outage_seconds < 60, ran.outage_seconds
     assert _records_of(ran.caught_up) > 0
 
 
