@@ -129,7 +129,9 @@ def readers_polling(lake: Lake) -> Iterator[ReadersSeen]:
     stop = threading.Event()
 
     def poll() -> None:
-        while not stop.wait(0.1):
+        # every half second: each round is four Spark queries, which share the two cores
+        # with the build they watch
+        while not stop.wait(0.5):
             for table, count in counts().items():
                 seen.seen.setdefault(table, []).append(count)
 
