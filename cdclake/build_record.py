@@ -67,12 +67,12 @@ def is_whole_build(dbt_args: list[str]) -> bool:
 def up_to_date(found: dict[str, str], last_batch: int, project: str) -> bool:
     """The last whole build (`found`: recorded) built and checked `last_batch` (bronze's
     last) with `project` (project_digest)."""
-    return found.get(CHECKED) == str(last_batch) and found.get(PROJECT) == project
+    return found.get(CHECKED) == str(last_batch) and built_with(found, project)
 
 
-def seeds_checked(found: dict[str, str], project: str) -> bool:
-    """The last whole, successful build (`found`: recorded) loaded and checked the seeds of
-    `project` (project_digest), and nothing ran dbt since."""
+def built_with(found: dict[str, str], project: str) -> bool:
+    """The last whole, successful build (`found`: recorded) ran `project` (project_digest),
+    seeds and data tests included, and nothing ran dbt since."""
     return found.get(PROJECT) == project
 
 

@@ -49,7 +49,7 @@ def build(spark: SparkSession, dbt_args: list[str], full_check: bool = False,
         say(f"data tests check landing batches after {since}, those built since the last checked "
             "build (`cdc build --full-check` checks every batch)")
     # `cdc build` with dbt arguments or --full-check builds what they say, seeds included
-    seeds = [] if dbt_args or full_check or not build_record.seeds_checked(found, project) else WITHOUT_SEEDS
+    seeds = [] if dbt_args or full_check or not build_record.built_with(found, project) else WITHOUT_SEEDS
     if seeds:
         say("seeds left out, with their data tests: the last build loaded and checked them from "
             "the same files")

@@ -109,13 +109,17 @@ class Subscription:
         """The Kafka client's settings."""
         return {**self.client_options, "bootstrap.servers": self.bootstrap_servers}
 
+    def timeout_properties(self) -> dict[str, str]:
+        """How long a Kafka client waits for the brokers per call: --timeout."""
+        timeout_ms = str(int(self.timeout_s * 1000))
+        return {"default.api.timeout.ms": timeout_ms, "request.timeout.ms": timeout_ms}
+
     def source_options(self) -> dict[str, str]:
         """The options of Spark's Kafka source."""
         # Spark's own admin client and consumers give up on the brokers after --timeout too
         # (Spark's defaults: a minute per call, three calls), unless a client option says otherwise
-        timeout_ms = str(int(self.timeout_s * 1000))
-        options = {"kafka.default.api.timeout.ms": timeout_ms, "kafka.request.timeout.ms": timeout_ms,
-                   **{f"kafka.{k}": v for k, v in self.kafka_properties().items()}}
+        properties = {**self.timeout_properties(), **self.kafka_properties()}
+        options = {f"kafka.{k}": v for k, v in properties.items()}
         if self.topic_pattern is not None:
             options["subscribePattern"] = self.topic_pattern
         else:
@@ -173,11 +177,8 @@ def _admin(spark: SparkSession, subscription: Subscription) -> Iterator[Any]:
     jvm = spark.sparkContext._jvm
     assert jvm is not None
     props = jvm.java.util.Properties()
-    for key, value in subscription.kafka_properties().items():
+    for key, value in {**subscription.kafka_properties(), **subscription.timeout_properties()}.items():
         props.setProperty(key, value)
-    timeout_ms = str(int(subscription.timeout_s * 1000))
-    props.setProperty("default.api.timeout.ms", timeout_ms)
-    props.setProperty("request.timeout.ms", timeout_ms)
     admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
     try:
         yield admin
