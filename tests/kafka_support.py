@@ -80,7 +80,9 @@ class Broker:
             "group.initial.rebalance.delay.ms=0",
             "",
         ]))
-        self._java("kafka.tools.StorageTool", "format", "-t", self._cluster_id(), "-c", str(self.config))
+        # one random id in 64 starts with '-': only '--name=value' keeps the tool from reading it as an option
+        self._java("kafka.tools.StorageTool", "format", f"--cluster-id={self._cluster_id()}",
+                   f"--config={self.config}")
 
     @staticmethod
     def _cluster_id() -> str:
