@@ -31,6 +31,15 @@ USER_LANDINGS = [
      str(SAMPLES / "drs_jsonc_shop.jsonl")],
 ]
 
+# gold as the tests that compare two lakes read it: current rows, history, sync status
+GOLD_QUERIES = {
+    "current": "select table_id, row_key, row, row_count, last_op, sort_key from gold.cdc_current_rows",
+    "history": "select table_id, row_key, row, row_count, op, valid_from, valid_to, is_current, is_deleted "
+               "from gold.cdc_row_history",
+    "status": "select topic, table_id, changes, inserts, updates, deletes, ddl_events, rejects, duplicates "
+              "from gold.cdc_sync_status",
+}
+
 # the table folders whose appearance triggers a kill, in build order (each run is killed
 # at a table no earlier run reached)
 KILL_POINTS = [
@@ -52,27 +61,30 @@ def run(home: Path, *args: str, check: bool = True, timeout: int = 600,
     return done
 
 
-def build_killed_at(home: Path, folder: str) -> bool:
-    """Build seeds and models (the data tests would only add time before the kill) and kill
-    the process group (Python, the JVM and its Python workers, as a power loss would)
-    when `folder` appears; True when the kill came while the build ran (False: the build
-    ended first)."""
-    target = home / "warehouse" / folder
+def killed_when(home: Path, target: Path, *args: str) -> bool:
+    """Run `cdc args` and kill its process group (Python, the JVM and its Python workers,
+    as a power loss would) when `target` appears; True when the kill came while it ran
+    (False: it ended first)."""
     if target.exists():
         return False
-    build = subprocess.Popen([str(BIN / "cdc"), "build", "--exclude", "resource_type:test"], cwd=PROJECT,
-                             env=home_env(home), start_new_session=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([str(BIN / "cdc"), *args], cwd=PROJECT, env=home_env(home), start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
-    while build.poll() is None and time.monotonic() < deadline:
+    while process.poll() is None and time.monotonic() < deadline:
         if target.exists():
-            os.killpg(build.pid, signal.SIGKILL)
-            build.wait()
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
             return True
         time.sleep(0.02)
-    if build.poll() is None:
-        os.killpg(build.pid, signal.SIGKILL)
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
     return False
+
+
+def build_killed_at(home: Path, folder: str) -> bool:
+    """Build seeds and models (the data tests would only add time before the kill), killed
+    when the warehouse `folder` appears (killed_when)."""
+    return killed_when(home, home / "warehouse" / folder, "build", "--exclude", "resource_type:test")
 
 
 @dataclass(frozen=True)

@@ -14,29 +14,23 @@ from __future__ import annotations
 
 import json
 
-from process_support import run
+from process_support import GOLD_QUERIES, run
 
 # what the final process does: dump gold, rebuild from bronze, dump again
-FINAL = """
+FINAL = f"""
 import json
 from cdclake.lake import Lake
 
-QUERIES = {
-    "current": "select table_id, row_key, row, row_count, last_op, sort_key from gold.cdc_current_rows",
-    "history": "select table_id, row_key, row, row_count, op, valid_from, valid_to, is_current, is_deleted "
-               "from gold.cdc_row_history",
-    "status": "select topic, table_id, changes, inserts, updates, deletes, ddl_events, rejects, duplicates "
-              "from gold.cdc_sync_status",
-}
+QUERIES = {GOLD_QUERIES!r}
 
 def dump(lake):
-    return {name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
-            for name, q in QUERIES.items()}
+    return {{name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
+            for name, q in QUERIES.items()}}
 
 lake = Lake()
 resumed = dump(lake)
 lake.build("--full-refresh", "--exclude", "resource_type:test")
-print(json.dumps({"resumed": resumed, "uninterrupted": dump(lake)}))
+print(json.dumps({{"resumed": resumed, "uninterrupted": dump(lake)}}))
 """
 
 

@@ -28,7 +28,7 @@ import pytest
 
 import synth
 from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, dump_records, produce
-from process_support import BIN, PROJECT, home_env, run
+from process_support import BIN, GOLD_QUERIES, PROJECT, home_env, killed_when, run
 from realdb.fixtures import capture_mariadb_workload
 from realdb.model import Capture
 from realdb.render_alibaba import render_dts_avro
@@ -38,13 +38,6 @@ from renderers import dts_avro
 pytestmark = pytest.mark.skipif(os.environ.get("CDC_SKIP_KAFKA") == "1", reason="CDC_SKIP_KAFKA=1")
 
 TOPICS = ["demo.canal.kgen", "kgen.debezium", "kgen.dts-avro", "demo.canal.krdb", "krdb.dts-avro"]
-GOLD = {
-    "current": "select table_id, row_key, row, row_count, last_op, sort_key from gold.cdc_current_rows",
-    "history": "select table_id, row_key, row, row_count, op, valid_from, valid_to, is_current, is_deleted "
-               "from gold.cdc_row_history",
-    "status": "select topic, table_id, changes, inserts, updates, deletes, ddl_events, rejects, duplicates "
-              "from gold.cdc_sync_status",
-}
 
 
 def _records(capture: Capture) -> list[synth.Record]:
@@ -66,24 +59,10 @@ def _ingest(home: Path, bootstrap: str, *extra: str, check: bool = True) -> subp
 
 
 def _ingest_killed_at(home: Path, bootstrap: str, folder: str) -> bool:
-    """Kill `cdc ingest` (its process group, as a power loss would) when `folder` of
-    bronze appears; True when the kill came while it ran."""
+    """`cdc ingest` killed when `folder` of bronze appears (killed_when)."""
     target = home / "warehouse" / "bronze.db" / "kafka_messages" / folder
-    process = subprocess.Popen(
-        [str(BIN / "cdc"), "ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS),
-         "--max-offsets-per-batch", "400"],
-        cwd=PROJECT, env=home_env(home), start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 600
-    while process.poll() is None and time.monotonic() < deadline:
-        if target.exists():
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-            return True
-        time.sleep(0.02)
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
-    return False
+    return killed_when(home, target, "ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS),
+                       "--max-offsets-per-batch", "400")
 
 
 # a record as bronze holds it, without where and when it landed
@@ -98,7 +77,7 @@ def _dump(home: Path, gold: bool = True) -> dict[str, list[str]]:
 import json
 from cdclake.lake import Lake
 lake = Lake()
-queries = {{**({GOLD!r} if {gold!r} else {{}}), "bronze": {BRONZE!r}}}
+queries = {{**({GOLD_QUERIES!r} if {gold!r} else {{}}), "bronze": {BRONZE!r}}}
 print(json.dumps({{name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
                   for name, q in queries.items()}}))
 """
@@ -350,7 +329,7 @@ def test_cdc_run_killed_anywhere_gives_the_gold_of_landing_the_same_records(ran)
     # killed in its first cycle's ingest, then in the first cycle's build
     assert ran.killed == {"ingest": 0, "build": 0}
     assert ran.gold["current"], "no rows in gold"
-    for name in GOLD:
+    for name in GOLD_QUERIES:
         assert ran.gold[name] == ran.landed[name], name
     assert len(ran.gold["bronze"]) == ran.produced
     assert all('"times": 1' in row for row in ran.gold["bronze"])
