@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -9,6 +10,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cdclake.lake import Lake
 
 
 def home_env(home: Path) -> dict[str, str]:
@@ -20,7 +25,8 @@ def home_env(home: Path) -> dict[str, str]:
     return env
 
 
-PROJECT = Path(__file__).resolve().parents[1]
+TESTS = Path(__file__).resolve().parent
+PROJECT = TESTS.parent
 BIN = Path(sys.executable).parent
 SAMPLES = PROJECT / "samples"
 
@@ -39,6 +45,23 @@ GOLD_QUERIES = {
     "status": "select topic, table_id, changes, inserts, updates, deletes, ddl_events, rejects, duplicates "
               "from gold.cdc_sync_status",
 }
+
+
+
+def rows_as_json(lake: Lake, queries: dict[str, str]) -> dict[str, list[str]]:
+    """The rows of each query of `lake`, each as sorted JSON: lakes compare by these."""
+    return {name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
+            for name, q in queries.items()}
+
+
+def rows_as_json_of(home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
+    """rows_as_json of the lake in `home`, read by a process of its own."""
+    code = (f"import json, sys; sys.path.insert(0, {str(TESTS)!r})\n"
+            "from cdclake.lake import Lake\nfrom process_support import rows_as_json\n"
+            f"print(json.dumps(rows_as_json(Lake(), {queries!r})))")
+    done = run(home, "python", "-c", code)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
 
 # the table folders whose appearance triggers a kill, in build order (each run is killed
 # at a table no earlier run reached)

@@ -1,30 +1,61 @@
 """What `cdc build` does after a whole, successful build (cdclake/build_record.py): with
 nothing landed since and the same project it has nothing to do and starts no dbt; else
 its data tests read the rows of the landing batches after the last checked one (macros
-cdc_checked_batches, spark__get_where_subquery); `--full-check` reads every row."""
+cdc_checked_batches, spark__get_where_subquery); `--full-check` reads every row.
+
+The builds are cdclake.building.build, what `cdc build` runs, in this test process on the
+session's lake (a process of its own would start Spark and dbt cold, each time): the
+command itself is run by the process tests (test_cli_and_plain_dbt, test_kafka_ingest)."""
 
 from __future__ import annotations
 
-from process_support import SAMPLES, run
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cdclake import build_record, building
+from cdclake.lake import Lake
+from process_support import SAMPLES
 
 
-def test_cdc_build_skips_a_build_with_nothing_new_and_checks_only_new_batches(tmp_path):
-    run(tmp_path, "cdc", "land", str(SAMPLES / "canal_inventory.ndjson"), "--topic", "demo.canal.inventory")
-    first = run(tmp_path, "cdc", "build")
-    assert "data tests check landing batches" not in first.stdout  # a new lake: every batch
+def cdc_build(lake: Lake, *dbt_args: str, full_check: bool = False) -> tuple[bool | None, list[str]]:
+    """What `cdc build` returns and says."""
+    said: list[str] = []
+    built = building.build(lake.spark, list(dbt_args), full_check=full_check, say=said.append, quiet=True)
+    return built, said
 
-    again = run(tmp_path, "cdc", "build")
-    assert again.stdout.startswith("nothing to build: the last build built and checked every landing "
-                                   "batch (through 1) with this project"), again.stdout
-    assert "Running with dbt" not in again.stdout  # dbt did not start
+
+def failed_tests() -> list[str]:
+    """The data tests the last dbt run failed (its run_results.json)."""
+    results = json.loads((Path(os.environ["DBT_TARGET_PATH"]) / "run_results.json").read_text(encoding="utf-8"))
+    return [r["unique_id"] for r in results["results"] if r["status"] == "fail"]
+
+
+def test_cdc_build_skips_a_build_with_nothing_new_and_checks_only_new_batches(lake: Lake,
+                                                                              monkeypatch: pytest.MonkeyPatch):
+    # the scope of the checks is an environment variable of this process: gone after the test
+    monkeypatch.delenv(build_record.SINCE_VARIABLE, raising=False)
+    lake.reset()
+    lake.land([str(SAMPLES / "canal_inventory.ndjson")], topic="demo.canal.inventory")
+    built, said = cdc_build(lake)
+    assert built is True, said
+    assert not any("data tests check landing batches" in line for line in said), said  # a new lake: every batch
+
+    built, said = cdc_build(lake)
+    assert built is None  # dbt did not start
+    assert said == ["nothing to build: the last build built and checked every landing batch (through 1) with "
+                    "this project (`cdc build --full-check` builds and checks anyway)"]
 
     # a row no build wrote: a second copy of a live key, in landing batch 1
-    run(tmp_path, "cdc", "sql", "insert into gold.cdc_current_rows select * from gold.cdc_current_rows limit 1")
-    full = run(tmp_path, "cdc", "build", "--full-check", "-s", "cdc_current_rows", check=False)
-    assert full.returncode == 1, full.stdout[-3000:]
-    assert "Failure in test unique_combination_cdc_current_rows" in full.stdout, full.stdout[-3000:]
+    lake.spark.sql("insert into gold.cdc_current_rows select * from gold.cdc_current_rows limit 1")
+    built, said = cdc_build(lake, "-s", "cdc_current_rows", full_check=True)
+    assert built is False, said
+    assert [test for test in failed_tests() if "unique_combination_cdc_current_rows" in test], failed_tests()
 
     # that dbt run may have changed tables: the next build runs, and checks batches after 1
-    scoped = run(tmp_path, "cdc", "build")
-    assert "data tests check landing batches after 1," in scoped.stdout, scoped.stdout[-3000:]
-    assert "Running with dbt" in scoped.stdout
+    built, said = cdc_build(lake)
+    assert built is True, said
+    assert any(line.startswith("data tests check landing batches after 1,") for line in said), said
+    assert not failed_tests()

@@ -14,23 +14,19 @@ from __future__ import annotations
 
 import json
 
-from process_support import GOLD_QUERIES, run
+from process_support import TESTS, run
 
 # what the final process does: dump gold, rebuild from bronze, dump again
 FINAL = f"""
-import json
+import json, sys
+sys.path.insert(0, {str(TESTS)!r})
 from cdclake.lake import Lake
-
-QUERIES = {GOLD_QUERIES!r}
-
-def dump(lake):
-    return {{name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
-            for name, q in QUERIES.items()}}
+from process_support import GOLD_QUERIES, rows_as_json
 
 lake = Lake()
-resumed = dump(lake)
+resumed = rows_as_json(lake, GOLD_QUERIES)
 lake.build("--full-refresh", "--exclude", "resource_type:test")
-print(json.dumps({{"resumed": resumed, "uninterrupted": dump(lake)}}))
+print(json.dumps({{"resumed": resumed, "uninterrupted": rows_as_json(lake, GOLD_QUERIES)}}))
 """
 
 

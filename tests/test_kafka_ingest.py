@@ -7,9 +7,10 @@ every column type at its limits, hostile text, key changes, DDL, TRUNCATE), rend
 Canal JSON and as DTS Avro, are produced into topics of 3 partitions. One state folder ingests them:
 a first run killed with SIGKILL while it writes its second landing batch, a run that
 finishes, then the same run after the checkpoint has forgotten that its last micro-batch
-finished (the state a kill between the write and Spark's commit leaves). A second state
-folder lands the same records from a file, read back from Kafka with Spark's batch reader.
-Both are built: the gold must be the same, and bronze must hold each Kafka record once.
+finished (the state a kill between the write and Spark's commit leaves). The test
+session's lake lands the same records from a file, read back from Kafka with Spark's
+batch reader (in this process: a lake of its own would start Spark cold). Both are
+built: the gold must be the same, and bronze must hold each Kafka record once.
 """
 
 from __future__ import annotations
@@ -23,17 +24,21 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import synth
 from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, dump_records, produce
-from process_support import BIN, GOLD_QUERIES, PROJECT, home_env, killed_when, run
+from process_support import BIN, GOLD_QUERIES, PROJECT, home_env, killed_when, rows_as_json, rows_as_json_of, run
 from realdb.fixtures import capture_mariadb_workload
 from realdb.model import Capture
 from realdb.render_alibaba import render_dts_avro
 from realdb.render_canal import render_canal_json
 from renderers import dts_avro
+
+if TYPE_CHECKING:
+    from cdclake.lake import Lake
 
 pytestmark = pytest.mark.skipif(os.environ.get("CDC_SKIP_KAFKA") == "1", reason="CDC_SKIP_KAFKA=1")
 
@@ -70,19 +75,20 @@ BRONZE = ("select topic, kafka_partition, kafka_offset, kafka_ts, message_key, m
           "headers, count(*) as times from bronze.kafka_messages group by all")
 
 
-def _dump(home: Path, gold: bool = True) -> dict[str, list[str]]:
-    """Bronze's records (and gold, unless `gold` is False) of the lake in `home`, each row as
-    sorted JSON."""
-    code = f"""
-import json
-from cdclake.lake import Lake
-lake = Lake()
-queries = {{**({GOLD_QUERIES!r} if {gold!r} else {{}}), "bronze": {BRONZE!r}}}
-print(json.dumps({{name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
-                  for name, q in queries.items()}}))
-"""
-    done = run(home, "python", "-c", code)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+# what two lakes fed the same records must hold alike
+LAKE_QUERIES = {**GOLD_QUERIES, "bronze": BRONZE}
+
+
+def _landed_from_file(lake: Lake, folder: Path, bootstrap: str, topics: list[str], build: bool) -> dict[str, list[str]]:
+    """The session's lake, reset, with what `topics` hold landed from a file (`cdc land`'s
+    landing) and, if `build`, built: its rows of LAKE_QUERIES (only bronze's unless built)."""
+    dump = folder / "kafka.jsonl"
+    dump_records(lake.spark, bootstrap, topics, dump)
+    lake.reset()
+    lake.land([str(dump)])
+    if build:
+        lake.build()
+    return rows_as_json(lake, LAKE_QUERIES if build else {"bronze": BRONZE})
 
 
 @dataclass(frozen=True)
@@ -90,8 +96,8 @@ class Ingested:
     produced: int
     killed: bool
     runs: list[subprocess.CompletedProcess[str]]  # after the kill: to the end, then the replay
-    bronze: list[str]  # bronze after them (_dump)
-    kafka: list[str]  # what the topics hold, landed from a file by `cdc land` (_dump)
+    bronze: list[str]  # bronze after them (BRONZE)
+    kafka: list[str]  # what the topics hold, landed from a file (_landed_from_file)
 
 
 @pytest.fixture(scope="module")
@@ -118,12 +124,9 @@ def ingested(broker: Broker, lake, tmp_path_factory: pytest.TempPathFactory) -> 
     commits[-1].with_name(f".{commits[-1].name}.crc").unlink(missing_ok=True)  # Hadoop's checksum of it
     replayed = _ingest(home, broker.bootstrap, "--max-offsets-per-batch", "400")
 
-    other = tmp_path_factory.mktemp("land-home")
-    dump = other / "kafka.jsonl"
-    dump_records(lake.spark, broker.bootstrap, TOPICS, dump)
-    run(other, "cdc", "land", str(dump))
-    return Ingested(len(records), killed, [finished, replayed], _dump(home, gold=False)["bronze"],
-                    _dump(other, gold=False)["bronze"])
+    kafka = _landed_from_file(lake, tmp_path_factory.mktemp("landed"), broker.bootstrap, TOPICS, build=False)
+    return Ingested(len(records), killed, [finished, replayed], rows_as_json_of(home, {"bronze": BRONZE})["bronze"],
+                    kafka["bronze"])
 
 
 def test_the_kill_hit_a_running_ingest(ingested):
@@ -276,8 +279,8 @@ class Ran:
 def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory) -> Ran:
     """`cdc run` over the topics `ingested` produced and one more: killed with SIGKILL in its
     first ingest and, started again, in its first build; started again, the broker stopped
-    and started under it; then SIGTERM. The same records landed from a file in another
-    state folder."""
+    and started under it; then SIGTERM. The same records landed from a file in the
+    session's lake."""
     home = tmp_path_factory.mktemp("run-home")
     create_topics(lake.spark, broker.bootstrap, [EXTRA_TOPIC])
     batches = home / "warehouse" / "bronze.db" / "kafka_messages"
@@ -315,13 +318,10 @@ def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory
                   or (node["resource_type"] == "test"
                       and any(parent.startswith("seed.") for parent in node["depends_on"]["nodes"]))]
 
-    other = tmp_path_factory.mktemp("run-land-home")
-    dump = other / "kafka.jsonl"
-    dump_records(lake.spark, broker.bootstrap, [*TOPICS, EXTRA_TOPIC], dump)
-    run(other, "cdc", "land", str(dump))
-    run(other, "cdc", "build")
+    landed = _landed_from_file(lake, tmp_path_factory.mktemp("run-landed"), broker.bootstrap, [*TOPICS, EXTRA_TOPIC],
+                               build=True)
     return Ran(home, killed, outage, outage_seconds, caught_up, exit_code, running.out.read_text(),
-               [r["unique_id"] for r in results["results"]], seed_nodes, _dump(home), _dump(other),
+               [r["unique_id"] for r in results["results"]], seed_nodes, rows_as_json_of(home, LAKE_QUERIES), landed,
                ingested.produced + len(extra))
 
 
