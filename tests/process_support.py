@@ -10,16 +10,21 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake
 
 
+def dbt_target(home: Path) -> Path:
+    """dbt's target folder (manifest, run results) of a child process with state in `home`."""
+    return home / "dbt-target"
+
+
 def home_env(home: Path) -> dict[str, str]:
     """This process's environment for a child process with its own state folder `home`
     (CDC_HOME, dbt's target and logs inside it), not the test session's lake."""
-    env = dict(os.environ, CDC_HOME=str(home), DBT_TARGET_PATH=str(home / "dbt-target"),
+    env = dict(os.environ, CDC_HOME=str(home), DBT_TARGET_PATH=str(dbt_target(home)),
                DBT_LOG_PATH=str(home / "dbt-logs"))
     env.pop("CDC_TEST_HOME", None)
     return env
@@ -47,7 +52,6 @@ GOLD_QUERIES = {
 }
 
 
-
 def rows_as_json(lake: Lake, queries: dict[str, str]) -> dict[str, list[str]]:
     """The rows of each query of `lake`, each as sorted JSON: lakes compare by these."""
     return {name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
@@ -56,11 +60,23 @@ def rows_as_json(lake: Lake, queries: dict[str, str]) -> dict[str, list[str]]:
 
 def rows_as_json_of(home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
     """rows_as_json of the lake in `home`, read by a process of its own."""
-    code = (f"import json, sys; sys.path.insert(0, {str(TESTS)!r})\n"
-            "from cdclake.lake import Lake\nfrom process_support import rows_as_json\n"
-            f"print(json.dumps(rows_as_json(Lake(), {queries!r})))")
-    done = run(home, "python", "-c", code)
+    return python_json(home, "import json\nfrom cdclake.lake import Lake\nfrom process_support import rows_as_json\n"
+                             f"print(json.dumps(rows_as_json(Lake(), {queries!r})))")
+
+
+def python_json(home: Path, code: str, timeout: int = 600) -> Any:
+    """What `code`, run by Python in a process with state in `home` and these helpers
+    importable, printed as JSON on its last line."""
+    path = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p)
+    done = run(home, "python", "-c", code, timeout=timeout, env={"PYTHONPATH": path})
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def dbt_results(home: Path | None = None) -> list[dict[str, Any]]:
+    """The node results (run_results.json) of the last dbt run of the processes with state
+    in `home` (dbt_target), or of this process (DBT_TARGET_PATH)."""
+    folder = dbt_target(home) if home else Path(os.environ["DBT_TARGET_PATH"])
+    return list(json.loads((folder / "run_results.json").read_text(encoding="utf-8"))["results"])
 
 
 # the table folders whose appearance triggers a kill, in build order (each run is killed

@@ -9,15 +9,11 @@ command itself is run by the process tests (test_cli_and_plain_dbt, test_kafka_i
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import pytest
 
 from cdclake import build_record, building
 from cdclake.lake import Lake
-from process_support import SAMPLES
+from process_support import SAMPLES, dbt_results
 
 
 def cdc_build(lake: Lake, *dbt_args: str, full_check: bool = False) -> tuple[bool | None, list[str]]:
@@ -28,9 +24,8 @@ def cdc_build(lake: Lake, *dbt_args: str, full_check: bool = False) -> tuple[boo
 
 
 def failed_tests() -> list[str]:
-    """The data tests the last dbt run failed (its run_results.json)."""
-    results = json.loads((Path(os.environ["DBT_TARGET_PATH"]) / "run_results.json").read_text(encoding="utf-8"))
-    return [r["unique_id"] for r in results["results"] if r["status"] == "fail"]
+    """The data tests the last dbt run failed."""
+    return [r["unique_id"] for r in dbt_results() if r["status"] == "fail"]
 
 
 def test_cdc_build_skips_a_build_with_nothing_new_and_checks_only_new_batches(lake: Lake,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from process_support import run
+from process_support import dbt_target, run
 
 
 def test_plain_dbt_builds_with_the_udfs_and_cdc_sql_prints_json(user_home):
@@ -27,9 +27,9 @@ def test_plain_dbt_builds_with_the_udfs_and_cdc_sql_prints_json(user_home):
 
 def test_plain_dbt_docs_generate_lists_the_models(user_home):
     run(user_home.home, "dbt", "docs", "generate", "--profiles-dir", "profiles")
-    catalog = json.loads((user_home.home / "dbt-target" / "catalog.json").read_text(encoding="utf-8"))
+    catalog = json.loads((dbt_target(user_home.home) / "catalog.json").read_text(encoding="utf-8"))
     assert "model.cdc_lakehouse.cdc_current_rows" in catalog["nodes"]
-    assert (user_home.home / "dbt-target" / "index.html").stat().st_size > 10_000
+    assert (dbt_target(user_home.home) / "index.html").stat().st_size > 10_000
 
 
 def test_cdc_land_explains_a_missing_topic(user_home, tmp_path):

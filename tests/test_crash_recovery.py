@@ -12,21 +12,18 @@ must carry on from there, and its gold must equal the gold of an uninterrupted b
 
 from __future__ import annotations
 
-import json
-
-from process_support import TESTS, run
+from process_support import python_json
 
 # what the final process does: dump gold, rebuild from bronze, dump again
-FINAL = f"""
-import json, sys
-sys.path.insert(0, {str(TESTS)!r})
+FINAL = """
+import json
 from cdclake.lake import Lake
 from process_support import GOLD_QUERIES, rows_as_json
 
 lake = Lake()
 resumed = rows_as_json(lake, GOLD_QUERIES)
 lake.build("--full-refresh", "--exclude", "resource_type:test")
-print(json.dumps({{"resumed": resumed, "uninterrupted": rows_as_json(lake, GOLD_QUERIES)}}))
+print(json.dumps({"resumed": resumed, "uninterrupted": rows_as_json(lake, GOLD_QUERIES)}))
 """
 
 
@@ -37,7 +34,6 @@ def test_every_kill_hit_a_running_build(user_home):
 def test_building_again_recovers_the_gold_of_an_uninterrupted_build(user_home):
     # the last killed build's leftover was named when it was removed
     assert "left by an interrupted build" in user_home.rebuild.stderr
-    done = run(user_home.home, "python", "-c", FINAL, timeout=900)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = python_json(user_home.home, FINAL, timeout=900)
     assert result["resumed"]["current"], "no rows in gold"
     assert result["resumed"] == result["uninterrupted"]

@@ -30,7 +30,18 @@ import pytest
 
 import synth
 from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, dump_records, produce
-from process_support import BIN, GOLD_QUERIES, PROJECT, home_env, killed_when, rows_as_json, rows_as_json_of, run
+from process_support import (
+    BIN,
+    GOLD_QUERIES,
+    PROJECT,
+    dbt_results,
+    dbt_target,
+    home_env,
+    killed_when,
+    rows_as_json,
+    rows_as_json_of,
+    run,
+)
 from realdb.fixtures import capture_mariadb_workload
 from realdb.model import Capture
 from realdb.render_alibaba import render_dts_avro
@@ -58,16 +69,18 @@ def _records(capture: Capture) -> list[synth.Record]:
     return synth.redeliver(canal, 0.05) + debezium + avro + real
 
 
+def _ingest_args(bootstrap: str) -> list[str]:
+    return ["ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS)]
+
+
 def _ingest(home: Path, bootstrap: str, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return run(home, "cdc", "ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS),
-               *extra, check=check, timeout=600)
+    return run(home, "cdc", *_ingest_args(bootstrap), *extra, check=check, timeout=600)
 
 
 def _ingest_killed_at(home: Path, bootstrap: str, folder: str) -> bool:
     """`cdc ingest` killed when `folder` of bronze appears (killed_when)."""
     target = home / "warehouse" / "bronze.db" / "kafka_messages" / folder
-    return killed_when(home, target, "ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS),
-                       "--max-offsets-per-batch", "400")
+    return killed_when(home, target, *_ingest_args(bootstrap), "--max-offsets-per-batch", "400")
 
 
 # a record as bronze holds it, without where and when it landed
@@ -312,17 +325,16 @@ def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory
     # as `kill PID` does (to the process group, SIGTERM would stop Spark's JVM at once)
     os.kill(running.process.pid, signal.SIGTERM)
     exit_code = running.process.wait(timeout=300)
-    results = json.loads((home / "dbt-target" / "run_results.json").read_text(encoding="utf-8"))
-    nodes = json.loads((home / "dbt-target" / "manifest.json").read_text(encoding="utf-8"))["nodes"]
+    nodes = json.loads((dbt_target(home) / "manifest.json").read_text(encoding="utf-8"))["nodes"]
     seed_nodes = [uid for uid, node in nodes.items() if node["resource_type"] == "seed"
                   or (node["resource_type"] == "test"
                       and any(parent.startswith("seed.") for parent in node["depends_on"]["nodes"]))]
 
     landed = _landed_from_file(lake, tmp_path_factory.mktemp("run-landed"), broker.bootstrap, [*TOPICS, EXTRA_TOPIC],
                                build=True)
-    return Ran(home, killed, outage, outage_seconds, caught_up, exit_code, running.out.read_text(),
-               [r["unique_id"] for r in results["results"]], seed_nodes, rows_as_json_of(home, LAKE_QUERIES), landed,
-               ingested.produced + len(extra))
+    last_build = [r["unique_id"] for r in dbt_results(home)]
+    return Ran(home, killed, outage, outage_seconds, caught_up, exit_code, running.out.read_text(), last_build,
+               seed_nodes, rows_as_json_of(home, LAKE_QUERIES), landed, ingested.produced + len(extra))
 
 
 def test_cdc_run_killed_anywhere_gives_the_gold_of_landing_the_same_records(ran):

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 from cdclake.lake import Lake
+from process_support import dbt_results
 
 SEED = "silver.topic_formats"
 
@@ -15,8 +14,7 @@ SEED = "silver.topic_formats"
 def seed_run(lake: Lake, *args: str) -> str:
     """Build the seed topic_formats alone; the message dbt gives its run."""
     lake.build("--select", "topic_formats", "--exclude", "resource_type:test", *args)
-    results = json.loads((Path(os.environ["DBT_TARGET_PATH"]) / "run_results.json").read_text(encoding="utf-8"))
-    (result,) = results["results"]
+    (result,) = dbt_results()
     return str(result["message"])
 
 
