@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -35,11 +36,12 @@ PROJECT = TESTS.parent
 BIN = Path(sys.executable).parent
 SAMPLES = PROJECT / "samples"
 
-# the samples a user's home gets, as `cdc land` arguments
-USER_LANDINGS = [
-    [str(SAMPLES / "canal_inventory.ndjson"), "--topic", "demo.canal.inventory"],
-    [str(SAMPLES / "debezium_inventory.jsonl"), str(SAMPLES / "shareplex_shop.jsonl"),
-     str(SAMPLES / "drs_jsonc_shop.jsonl")],
+# the samples a user's home gets: the files and the topic (None: each record's own) of
+# each `cdc land`
+USER_LANDINGS: list[tuple[list[str], str | None]] = [
+    ([str(SAMPLES / "canal_inventory.ndjson")], "demo.canal.inventory"),
+    ([str(SAMPLES / "debezium_inventory.jsonl"), str(SAMPLES / "shareplex_shop.jsonl"),
+      str(SAMPLES / "drs_jsonc_shop.jsonl")], None),
 ]
 
 # gold as the tests that compare two lakes read it: current rows, history, sync status
@@ -56,6 +58,17 @@ def rows_as_json(lake: Lake, queries: dict[str, str]) -> dict[str, list[str]]:
     """The rows of each query of `lake`, each as sorted JSON: lakes compare by these."""
     return {name: sorted(json.dumps(r, sort_keys=True, default=str) for r in lake.rows(q))
             for name, q in queries.items()}
+
+
+def delta_rows_as_json(lake: Lake, home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
+    """rows_as_json of the lake in `home`, read by this session from the folders of its
+    silver and gold tables (Delta tables: their log is their truth; no metastore, no
+    process): each `silver.<table>` or `gold.<table>` of `queries` is its folder in `home`."""
+    def by_path(table: re.Match[str]) -> str:
+        return f"delta.`{home / 'warehouse' / (table[1] + '.db') / table[2]}`"
+
+    return rows_as_json(lake, {name: re.sub(r"\b(silver|gold)\.(\w+)", by_path, query)
+                               for name, query in queries.items()})
 
 
 def rows_as_json_of(home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
@@ -139,7 +152,8 @@ class UserHome:
 
 
 def crashed_and_rebuilt(home: Path) -> UserHome:
-    landed = [run(home, "cdc", "land", *landing).stdout for landing in USER_LANDINGS]
+    landed = [run(home, "cdc", "land", *files, *(["--topic", topic] if topic else [])).stdout
+              for files, topic in USER_LANDINGS]
     kills = [(folder, build_killed_at(home, folder)) for folder in KILL_POINTS]
     rebuild = run(home, "dbt", "build", "--profiles-dir", "profiles")
     return UserHome(home, landed, kills, rebuild)
