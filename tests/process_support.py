@@ -72,17 +72,13 @@ def delta_rows_as_json(lake: Lake, home: Path, queries: dict[str, str]) -> dict[
 
 
 def rows_as_json_of(home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
-    """rows_as_json of the lake in `home`, read by a process of its own."""
-    return python_json(home, "import json\nfrom cdclake.lake import Lake\nfrom process_support import rows_as_json\n"
-                             f"print(json.dumps(rows_as_json(Lake(), {queries!r})))")
-
-
-def python_json(home: Path, code: str, timeout: int = 600) -> Any:
-    """What `code`, run by Python in a process with state in `home` and these helpers
-    importable, printed as JSON on its last line."""
+    """rows_as_json of the lake in `home`, read by a Python process of its own (these
+    helpers importable there); it prints them as JSON on its last line."""
+    code = ("import json\nfrom cdclake.lake import Lake\nfrom process_support import rows_as_json\n"
+            f"print(json.dumps(rows_as_json(Lake(), {queries!r})))")
     path = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p)
-    done = run(home, "python", "-c", code, timeout=timeout, env={"PYTHONPATH": path})
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    done = run(home, "python", "-c", code, env={"PYTHONPATH": path})
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def dbt_results(home: Path | None = None) -> list[dict[str, Any]]:
