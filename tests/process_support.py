@@ -60,25 +60,18 @@ def rows_as_json(lake: Lake, queries: dict[str, str]) -> dict[str, list[str]]:
             for name, q in queries.items()}
 
 
-def delta_rows_as_json(lake: Lake, home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
-    """rows_as_json of the lake in `home`, read by this session from the folders of its
-    silver and gold tables (Delta tables: their log is their truth; no metastore, no
-    process): each `silver.<table>` or `gold.<table>` of `queries` is its folder in `home`."""
+def home_rows_as_json(lake: Lake, home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
+    """rows_as_json of the lake in `home`, read by this session from its table folders (no
+    metastore, no process): each `silver.<table>` or `gold.<table>` of `queries` is its
+    Delta folder (its log is its truth), `bronze.<table>` its Parquet folder with every
+    partition folder in it (stricter than bronze's partition list: a folder a killed
+    landing left and no later command removed would show as rows the lake does not have)."""
     def by_path(table: re.Match[str]) -> str:
-        return f"delta.`{home / 'warehouse' / (table[1] + '.db') / table[2]}`"
+        reader = "parquet" if table[1] == "bronze" else "delta"
+        return f"{reader}.`{home / 'warehouse' / (table[1] + '.db') / table[2]}`"
 
-    return rows_as_json(lake, {name: re.sub(r"\b(silver|gold)\.(\w+)", by_path, query)
+    return rows_as_json(lake, {name: re.sub(r"\b(bronze|silver|gold)\.(\w+)", by_path, query)
                                for name, query in queries.items()})
-
-
-def rows_as_json_of(home: Path, queries: dict[str, str]) -> dict[str, list[str]]:
-    """rows_as_json of the lake in `home`, read by a Python process of its own (these
-    helpers importable there); it prints them as JSON on its last line."""
-    code = ("import json\nfrom cdclake.lake import Lake\nfrom process_support import rows_as_json\n"
-            f"print(json.dumps(rows_as_json(Lake(), {queries!r})))")
-    path = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p)
-    done = run(home, "python", "-c", code, env={"PYTHONPATH": path})
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def dbt_results(home: Path | None = None) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ same samples landed in the session's lake and built once).
 
 from __future__ import annotations
 
-from process_support import GOLD_QUERIES, USER_LANDINGS, delta_rows_as_json, rows_as_json
+from process_support import GOLD_QUERIES, USER_LANDINGS, home_rows_as_json, rows_as_json
 
 
 def test_every_kill_hit_a_running_build(user_home):
@@ -22,7 +22,7 @@ def test_every_kill_hit_a_running_build(user_home):
 def test_building_again_recovers_the_gold_of_an_uninterrupted_build(user_home, lake):
     # the last killed build's leftover was named when it was removed
     assert "left by an interrupted build" in user_home.rebuild.stderr
-    resumed = delta_rows_as_json(lake, user_home.home, GOLD_QUERIES)
+    resumed = home_rows_as_json(lake, user_home.home, GOLD_QUERIES)
     # the same landings in the session's lake, built once from an empty lake
     lake.reset()
     for files, topic in USER_LANDINGS:

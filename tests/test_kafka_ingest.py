@@ -37,9 +37,9 @@ from process_support import (
     dbt_results,
     dbt_target,
     home_env,
+    home_rows_as_json,
     killed_when,
     rows_as_json,
-    rows_as_json_of,
     run,
 )
 from realdb.fixtures import capture_mariadb_workload
@@ -138,8 +138,8 @@ def ingested(broker: Broker, lake, tmp_path_factory: pytest.TempPathFactory) -> 
     replayed = _ingest(home, broker.bootstrap, "--max-offsets-per-batch", "400")
 
     kafka = _landed_from_file(lake, tmp_path_factory.mktemp("landed"), broker.bootstrap, TOPICS, build=False)
-    return Ingested(len(records), killed, [finished, replayed], rows_as_json_of(home, {"bronze": BRONZE})["bronze"],
-                    kafka["bronze"])
+    bronze = home_rows_as_json(lake, home, {"bronze": BRONZE})["bronze"]
+    return Ingested(len(records), killed, [finished, replayed], bronze, kafka["bronze"])
 
 
 def test_the_kill_hit_a_running_ingest(ingested):
@@ -334,7 +334,7 @@ def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory
                                build=True)
     last_build = [r["unique_id"] for r in dbt_results(home)]
     return Ran(home, killed, outage, outage_seconds, caught_up, exit_code, running.out.read_text(), last_build,
-               seed_nodes, rows_as_json_of(home, LAKE_QUERIES), landed, ingested.produced + len(extra))
+               seed_nodes, home_rows_as_json(lake, home, LAKE_QUERIES), landed, ingested.produced + len(extra))
 
 
 def test_cdc_run_killed_anywhere_gives_the_gold_of_landing_the_same_records(ran):
