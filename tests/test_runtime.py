@@ -5,6 +5,8 @@ cdclake/jars.py)."""
 
 from __future__ import annotations
 
+import mmap
+
 from cdclake import class_archive, jars
 from cdclake.runtime import get_session
 
@@ -16,6 +18,14 @@ def test_the_jvm_maps_spark_classes_from_the_archive(lake):
     arguments = list(jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
     assert f"-XX:SharedArchiveFile={archive}" in arguments
     assert "sharing" in jvm.java.lang.System.getProperty("java.vm.info")
+
+
+def test_the_archive_holds_the_classes_of_a_build():
+    # the training session builds, so Delta's transactions are among the archived classes
+    # (their names are in the archive's symbols); the archive of a session that only
+    # started Spark and wrote a Parquet table had no symbol of that name
+    with class_archive.archive_path().open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        assert data.find(b"org/apache/spark/sql/delta/OptimisticTransactionImpl") >= 0
 
 
 def test_the_jvm_logs_errors_only(lake):
