@@ -36,7 +36,7 @@ _TRAINING_ENV = "CDC_CLASS_ARCHIVE_TRAINING"
 # wait while it writes the archive. A session that only started Spark and wrote a table
 # left out thousands of the classes a build loads (Delta's, Catalyst's rules, Janino's): a
 # cold `cdc build` of four samples took 9% longer with that archive (92 s against 84 s,
-# means of 4 runs each).
+# means of 4 alternating runs each; 2 of the 4 with an archive trained on the demo).
 _TRAINING = """
 from pyspark import SparkContext
 from cdclake.cli import main
