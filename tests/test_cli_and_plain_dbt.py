@@ -2,7 +2,8 @@
 fixture user_home (tests/process_support.py: `cdc land` of four samples, three killed
 builds, then plain `dbt build`; the dbt plugin gives it the Spark session and the UDFs):
 `cdc sql --json` and `cdc sql` over what it built, plain `dbt docs generate`, and a
-`cdc land` refused before Spark starts."""
+`cdc land` refused before Spark starts. Plain `dbt parse` and `dbt ls`, in a state folder of
+their own, start no Spark."""
 
 from __future__ import annotations
 
@@ -43,3 +44,12 @@ def test_cdc_land_explains_a_missing_topic(user_home, tmp_path):
 def test_cdc_sql_prints_a_table(user_home):
     out = run(user_home.home, "cdc", "sql", "select 1 as n, map('a', 'b') as m").stdout
     assert "| n | m          |" in out and '| 1 | {"a": "b"} |' in out and "(1 row)" in out
+
+
+def test_plain_dbt_parse_and_ls_start_no_spark(tmp_path):
+    # commands that run no query get no session from the plugin (dbt_cdclake): in a new
+    # state folder they leave no metastore, warehouse or lock, only dbt's target and logs
+    run(tmp_path, "dbt", "parse", "--profiles-dir", "profiles")
+    listed = run(tmp_path, "dbt", "ls", "--profiles-dir", "profiles", "--resource-type", "model", "--quiet").stdout
+    assert "cdc_lakehouse.gold.cdc_current_rows" in listed.split()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dbt-logs", "dbt-target"]
