@@ -6,7 +6,6 @@ build serves this folder, tests/examples/conftest.py)."""
 from __future__ import annotations
 
 import functools
-import gc
 import http.server
 import json
 import os
@@ -193,15 +192,19 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _server_on(port: int) -> socketserver.TCPServer | None:
-    """The server `dbt docs serve` runs on `port` in this process (it keeps no other handle)."""
-    for candidate in gc.get_objects():
-        if isinstance(candidate, socketserver.TCPServer) and candidate.server_address[1] == port:
-            return candidate
-    return None
+def test_cdc_docs_serve_serves_the_site_on_localhost(site, monkeypatch):
+    # `dbt docs serve` keeps no handle on its server: the servers this process creates are
+    # noted, so the test can stop it (not gc.get_objects() while dbt works in another
+    # thread: a tuple that dbt is still building would then be referenced twice, and
+    # CPython's tuple resize fails with SystemError "bad argument to internal function")
+    started: list[socketserver.TCPServer] = []
 
+    class NotedServer(socketserver.TCPServer):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
 
-def test_cdc_docs_serve_serves_the_site_on_localhost(site):
+    monkeypatch.setattr(socketserver, "TCPServer", NotedServer)
     port = _free_port()
     outcome: dict[str, int] = {}
     working_dir = os.getcwd()  # dbt docs serve changes into the target folder
@@ -213,7 +216,7 @@ def test_cdc_docs_serve_serves_the_site_on_localhost(site):
         deadline = time.monotonic() + 300
         while server is None and serving.is_alive() and time.monotonic() < deadline:
             time.sleep(0.5)
-            server = _server_on(port)
+            server = next((s for s in started if s.server_address[1] == port), None)
         assert server is not None, f"cdc docs --serve is not serving on port {port} ({outcome})"
         assert server.server_address[0] == "127.0.0.1"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=30) as page:
