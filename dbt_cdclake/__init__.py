@@ -40,11 +40,11 @@ class CdcLakehousePlugin(dbtPlugin):
             return
         from dbt.flags import get_flags
 
+        if getattr(get_flags(), "WHICH", None) in WITHOUT_QUERIES:
+            return
         from cdclake.build_record import forget_project
         from cdclake.runtime import get_session, target_method
 
-        if getattr(get_flags(), "WHICH", None) in WITHOUT_QUERIES:
-            return
         if target_method(_chosen_target(sys.argv)) != "session":
             return
         # dbt may change tables: the next `cdc build` must run (cdclake/build_record.py)
