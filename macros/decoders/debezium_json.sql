@@ -230,12 +230,14 @@ untoasted as (
 canonical as (
     select
         *,
-        case when column_schema is not null then transform_values(
-            kept_before, (c, x) -> {{ _debezium_value('x', 'column_schema[c]', 'array_contains(number_columns, c)') }}
-        ) else kept_before end as before,
-        case when column_schema is not null then transform_values(
-            kept_after, (c, x) -> {{ _debezium_value('x', 'column_schema[c]', 'array_contains(number_columns, c)') }}
-        ) else kept_after end as after,
+        -- both images through one lambda: the value expression is large, and Spark analyses,
+        -- optimises and compiles each copy of it
+        case when column_schema is not null then transform(
+            array(kept_before, kept_after),
+            img -> transform_values(
+                img, (c, x) -> {{ _debezium_value('x', 'column_schema[c]', 'array_contains(number_columns, c)') }}
+            )
+        ) else array(kept_before, kept_after) end as canonical_images,
         -- a before image missing columns of the after image (key-only, PostgreSQL REPLICA
         -- IDENTITY DEFAULT), a delete's row rebuilt from the key, or a TOASTed column dropped
         kept_before is not null and (
@@ -263,8 +265,8 @@ decoder_rows as (
             when record_kind = 'change' and change_op = 'TRUNCATE' then cast(array() as array<string>)
             when record_kind = 'change' then pk_names
         end as pk_columns,
-        before,
-        after,
+        canonical_images[0] as before,
+        canonical_images[1] as after,
         coalesce(before_partial, false) as before_is_partial,
         coalesce(after_partial, false) as after_is_partial,
         case when record_kind = 'change' then map_concat(
@@ -332,20 +334,29 @@ from decoder_rows
 {% macro _debezium_value(x, t, is_number) -%}
     case
         when {{ x }} is null or {{ t }} is null then {{ x }}
-        when {{ t }}.name = 'org.apache.kafka.connect.data.Decimal' then
-            case when coalesce({{ is_number }}, false) then {{ cdc_plain_number(x) }}
-                else {{ cdc_twos_complement_decimal("try_to_binary(" ~ x ~ ", 'base64')", t ~ '.scale') }} end
+        when {{ t }}.name = 'org.apache.kafka.connect.data.Decimal' and coalesce({{ is_number }}, false) then
+            {{ cdc_plain_number(x) }}
+        -- one copy of the (large) two's-complement expression for both decimal encodings
+        when {{ t }}.name in ('org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal') then
+            element_at(transform(
+                array(named_struct(
+                    'variable', {{ t }}.name = 'io.debezium.data.VariableScaleDecimal',
+                    'parsed', case when {{ t }}.name = 'io.debezium.data.VariableScaleDecimal' then try_parse_json({{ x }}) end
+                )),
+                encoded -> coalesce(
+                    {{ cdc_twos_complement_decimal(
+                        "try_to_binary(case when encoded.variable then try_variant_get(encoded.parsed, '$.value', 'string') else "
+                        ~ x ~ " end, 'base64')",
+                        "case when encoded.variable then try_variant_get(encoded.parsed, '$.scale', 'int') else " ~ t ~ ".scale end") }},
+                    -- a VariableScaleDecimal that is not {scale, value} stays as given
+                    case when encoded.variable then {{ x }} end
+                )
+            ), 1)
         when {{ t }}.name = 'io.debezium.data.Bits' then
             -- BIT(n > 1): its bits as little-endian bytes -> the number, as MySQL shows it
             coalesce(conv(array_join(reverse(regexp_extract_all(
                 hex(try_to_binary({{ x }}, 'base64')), '[0-9A-F]{2}', 0
             )), ''), 16, 10), {{ x }})
-        when {{ t }}.name = 'io.debezium.data.VariableScaleDecimal' then coalesce(
-            {{ cdc_twos_complement_decimal(
-                "try_to_binary(try_variant_get(try_parse_json(" ~ x ~ "), '$.value', 'string'), 'base64')",
-                "try_variant_get(try_parse_json(" ~ x ~ "), '$.scale', 'int')") }},
-            {{ x }}
-        )
         when not {{ x }} rlike '^-?[0-9]+$' then
             case
                 when {{ t }}.name = 'io.debezium.data.Json' then {{ cdc_compact_json(x) }}

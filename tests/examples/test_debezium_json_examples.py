@@ -103,6 +103,7 @@ TYPES_COLUMNS = [
     field("neg_dec", "bytes", "org.apache.kafka.connect.data.Decimal", scale="3"),
     field("wide_dec", "bytes", "org.apache.kafka.connect.data.Decimal", scale="30"),
     field("var_dec", "struct", "io.debezium.data.VariableScaleDecimal"),
+    field("var_text", "struct", "io.debezium.data.VariableScaleDecimal"),
     field("d", "int32", "io.debezium.time.Date"),
     field("cd", "int32", "org.apache.kafka.connect.data.Date"),
     field("t_ms", "int32", "io.debezium.time.Time"),
@@ -127,6 +128,8 @@ TYPES_COLUMNS = [
 TYPES_AFTER = {
     "id": 1, "small_dec": b64_decimal("123.45", 2), "neg_dec": b64_decimal("-0.005", 3),
     "wide_dec": b64_decimal(WIDE, 30), "var_dec": {"scale": 4, "value": b64_decimal("-98765.4321", 4)},
+    # not {scale, value} (base64 text that is no JSON): kept as given, not read as the bytes
+    "var_text": "AQI=",
     "d": 19439, "cd": -1, "t_ms": 36_803_120, "t_us": 36_803_000_000, "t_ns": 36_803_000_000_001,
     "long_time": 3_020_399_000_000, "ts_ms": 1_679_581_805_120, "ts_us": 1_679_581_805_123_456,
     "ts_ns": 1_679_581_805_123_456_789, "old_ts": -1_500_000, "connect_ts": 1_679_581_805_100,
@@ -134,7 +137,7 @@ TYPES_AFTER = {
     "bits": "xwc=", "bin": "AAEC/w==", "dbl": 1e-05, "txt": "华为云 \"q\" 🚀", "nul": None,
 }
 TYPES_EXPECTED: Image = {
-    "id": "1", "small_dec": "123.45", "neg_dec": "-0.005", "wide_dec": WIDE, "var_dec": "-98765.4321",
+    "id": "1", "small_dec": "123.45", "neg_dec": "-0.005", "wide_dec": WIDE, "var_dec": "-98765.4321", "var_text": "AQI=",
     "d": "2023-03-23", "cd": "1969-12-31", "t_ms": "10:13:23.12", "t_us": "10:13:23", "t_ns": "10:13:23.000000001",
     "long_time": "838:59:59", "ts_ms": "2023-03-23T14:30:05.12", "ts_us": "2023-03-23T14:30:05.123456",
     "ts_ns": "2023-03-23T14:30:05.123456789", "old_ts": "1969-12-31T23:59:58.5",
