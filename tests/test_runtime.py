@@ -1,14 +1,16 @@
-"""The embedded session: ANSI mode off as under dbt, the log settings of
-conf/log4j2.properties, Spark's classes mapped from the archive `make setup` writes
-(cdclake/class_archive.py), and Delta Lake from the jars it fetches (pom.xml,
-cdclake/jars.py)."""
+"""The embedded session: ANSI mode off as under dbt, the parallel garbage collector
+(CDC_DRIVER_JAVA_OPTIONS), the log settings of conf/log4j2.properties, Spark's classes
+mapped from the archive `make setup` writes (cdclake/class_archive.py), and Delta Lake from
+the jars it fetches (pom.xml, cdclake/jars.py)."""
 
 from __future__ import annotations
 
 import mmap
 
+import pytest
+
 from cdclake import class_archive, jars
-from cdclake.runtime import get_session
+from cdclake.runtime import get_session, session_settings
 
 
 def test_the_jvm_maps_spark_classes_from_the_archive(lake):
@@ -26,6 +28,19 @@ def test_the_archive_holds_the_classes_of_a_build():
     # started Spark and wrote a Parquet table had no symbol of that name
     with class_archive.archive_path().open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
         assert data.find(b"org/apache/spark/sql/delta/OptimisticTransactionImpl") >= 0
+
+
+def test_the_jvm_collects_garbage_with_the_parallel_collector(lake):
+    # the profile's default (CDC_DRIVER_JAVA_OPTIONS): its collectors are PS Scavenge and PS MarkSweep
+    beans = get_session()._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()
+    assert sorted(str(bean.getName()) for bean in beans) == ["PS MarkSweep", "PS Scavenge"]
+
+
+def test_cdc_driver_java_options_replace_the_collector(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("CDC_DRIVER_JAVA_OPTIONS", "-XX:+UseG1GC")
+    options = session_settings()["spark.driver.extraJavaOptions"].split()
+    assert "-XX:+UseG1GC" in options and "-XX:+UseParallelGC" not in options
+    assert any(option.startswith("-Dderby.system.home=") for option in options)
 
 
 def test_the_jvm_logs_errors_only(lake):
