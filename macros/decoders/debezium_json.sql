@@ -338,20 +338,15 @@ from decoder_rows
             {{ cdc_plain_number(x) }}
         -- one copy of the (large) two's-complement expression for both decimal encodings
         when {{ t }}.name in ('org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal') then
-            element_at(transform(
-                array(named_struct(
-                    'variable', {{ t }}.name = 'io.debezium.data.VariableScaleDecimal',
-                    'parsed', case when {{ t }}.name = 'io.debezium.data.VariableScaleDecimal' then try_parse_json({{ x }}) end
-                )),
-                encoded -> coalesce(
-                    {{ cdc_twos_complement_decimal(
-                        "try_to_binary(case when encoded.variable then try_variant_get(encoded.parsed, '$.value', 'string') else "
-                        ~ x ~ " end, 'base64')",
-                        "case when encoded.variable then try_variant_get(encoded.parsed, '$.scale', 'int') else " ~ t ~ ".scale end") }},
-                    -- a VariableScaleDecimal that is not {scale, value} stays as given
-                    case when encoded.variable then {{ x }} end
-                )
-            ), 1)
+            coalesce(
+                {{ cdc_twos_complement_decimal(
+                    "try_to_binary(case when " ~ t ~ ".name = 'io.debezium.data.VariableScaleDecimal' then "
+                    ~ "try_variant_get(try_parse_json(" ~ x ~ "), '$.value', 'string') else " ~ x ~ " end, 'base64')",
+                    "case when " ~ t ~ ".name = 'io.debezium.data.VariableScaleDecimal' then "
+                    ~ "try_variant_get(try_parse_json(" ~ x ~ "), '$.scale', 'int') else " ~ t ~ ".scale end") }},
+                -- a VariableScaleDecimal that is not {scale, value} stays as given
+                case when {{ t }}.name = 'io.debezium.data.VariableScaleDecimal' then {{ x }} end
+            )
         when {{ t }}.name = 'io.debezium.data.Bits' then
             -- BIT(n > 1): its bits as little-endian bytes -> the number, as MySQL shows it
             coalesce(conv(array_join(reverse(regexp_extract_all(

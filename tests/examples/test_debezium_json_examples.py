@@ -137,7 +137,8 @@ TYPES_AFTER = {
     "bits": "xwc=", "bin": "AAEC/w==", "dbl": 1e-05, "txt": "华为云 \"q\" 🚀", "nul": None,
 }
 TYPES_EXPECTED: Image = {
-    "id": "1", "small_dec": "123.45", "neg_dec": "-0.005", "wide_dec": WIDE, "var_dec": "-98765.4321", "var_text": "AQI=",
+    "id": "1", "small_dec": "123.45", "neg_dec": "-0.005", "wide_dec": WIDE, "var_dec": "-98765.4321",
+    "var_text": "AQI=",
     "d": "2023-03-23", "cd": "1969-12-31", "t_ms": "10:13:23.12", "t_us": "10:13:23", "t_ns": "10:13:23.000000001",
     "long_time": "838:59:59", "ts_ms": "2023-03-23T14:30:05.12", "ts_us": "2023-03-23T14:30:05.123456",
     "ts_ns": "2023-03-23T14:30:05.123456789", "old_ts": "1969-12-31T23:59:58.5",
