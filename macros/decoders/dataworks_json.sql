@@ -171,14 +171,13 @@ declared as (
 canonical as (
     select
         *,
-        case when record_kind in ('change', 'half') then
-            transform_values(image_before, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])',
-                                                                          'declared_types[k]') }})
-        end as before_image,
-        case when record_kind in ('change', 'half') then
-            transform_values(image_after, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])',
-                                                                         'declared_types[k]') }})
-        end as after_image
+        -- both images through one lambda: Spark analyses, optimises and compiles each copy
+        -- of the value expression
+        case when record_kind in ('change', 'half') then transform(
+            array(image_before, image_after),
+            img -> transform_values(img, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])',
+                                                                        'declared_types[k]') }})
+        ) end as canonical_images
     from declared
 ),
 
@@ -206,8 +205,8 @@ decoder_rows as (
         end as op,
         vendor_op,
         case when record_kind in ('change', 'half') then pk_names end as pk_columns,
-        before_image as before,
-        after_image as after,
+        canonical_images[0] as before,
+        canonical_images[1] as after,
         false as before_is_partial,
         false as after_is_partial,
         column_types,

@@ -148,8 +148,10 @@ canonical as (
     -- notation): see canal_family_value
     select
         * except (before_image, after_image),
-        {{ _drs_avro_values('before_image', 'type_map') }} as before_image,
-        {{ _drs_avro_values('after_image', 'type_map') }} as after_image
+        -- both images through one lambda: Spark analyses, optimises and compiles each copy
+        -- of the value expression
+        transform(array(before_image, after_image), img -> {{ _drs_avro_values('img', 'type_map') }})
+            as canonical_images
     from imaged
 ),
 
@@ -173,8 +175,8 @@ decoder_rows as (
             as op,
         vendor_op,
         case when record_kind = 'change' then pk_names end as pk_columns,
-        before_image as before,
-        after_image as after,
+        canonical_images[0] as before,
+        canonical_images[1] as after,
         false as before_is_partial,
         false as after_is_partial,
         case when record_kind = 'change' and kind = 'change' then type_map end as column_types,

@@ -6,28 +6,13 @@
     a database held stays 1000-01-01, not the proleptic Gregorian 1000-01-06. The
     fraction keeps its significant digits. -#}
 {% macro cdc_java_epoch_text(units, per_second, kind) -%}
-    {%- set u = 'cast(' ~ units ~ ' as bigint)' -%}
-    {%- set per_day = per_second * 86400 -%}
-    {%- set days = 'cast(floor(' ~ u ~ ' / ' ~ per_day ~ ') as bigint)' -%}
-    {%- set micros_of_day = '((' ~ u ~ ' - ' ~ days ~ ' * ' ~ per_day ~ ') * ' ~ (1000000 // per_second) ~ ')' -%}
-    {#- Julian calendar date of a Julian day number (Richards' algorithm) -#}
-    {%- set c = '(' ~ days ~ ' + 2440588 + 32082)' -%}
-    {%- set d = '((4 * ' ~ c ~ ' + 3) div 1461)' -%}
-    {%- set e = '(' ~ c ~ ' - (1461 * ' ~ d ~ ') div 4)' -%}
-    {%- set m = '((5 * ' ~ e ~ ' + 2) div 153)' -%}
-    {%- set julian_date -%}
-        concat(
-            lpad(cast({{ d }} - 4800 + {{ m }} div 10 as string), 4, '0'), '-',
-            lpad(cast({{ m }} + 3 - 12 * ({{ m }} div 10) as string), 2, '0'), '-',
-            lpad(cast({{ e }} - (153 * {{ m }} + 2) div 5 + 1 as string), 2, '0')
-        )
-    {%- endset -%}
-    {%- set clock = "regexp_replace(date_format(timestamp_micros(" ~ micros_of_day
-        ~ "), 'HH:mm:ss.SSSSSS'), '\\\\.?0+$', '')" -%}
-    {%- set gregorian = 'timestamp_micros(' ~ u ~ ' * ' ~ (1000000 // per_second) ~ ')' -%}
-    case
-        when {{ u }} is null then null
-        when {{ u }} >= {{ -12219292800 * per_second }} then
+    {#- Each intermediate is bound once by a one-element transform (Spark has no LET): the
+        Julian date refers to its steps several times, and pasted in place they made the
+        expression hundreds of nodes, which Spark analyses, optimises and compiles. -#}
+    {%- set gregorian = 'timestamp_micros(epoch_units * ' ~ (1000000 // per_second) ~ ')' -%}
+    element_at(transform(array(cast({{ units }} as bigint)), epoch_units -> case
+        when epoch_units is null then null
+        when epoch_units >= {{ -12219292800 * per_second }} then
         {%- if kind == 'instant' %}
             {{ cdc_iso_instant(gregorian) }}
         {%- elif kind == 'local' %}
@@ -35,10 +20,26 @@
         {%- else %}
             cast(to_date({{ gregorian }}) as string)
         {%- endif %}
-        {%- if kind == 'date' %}
-        else {{ julian_date }}
-        {%- else %}
-        else concat({{ julian_date }}, 'T', {{ clock }}{{ ", 'Z'" if kind == 'instant' }})
-        {%- endif %}
-    end
+        else element_at(transform(
+            array(cast(floor(epoch_units / {{ per_second * 86400 }}) as bigint)),
+            epoch_days -> element_at(transform(
+                -- the Julian calendar date of a Julian day number (Richards' algorithm)
+                array(epoch_days + 2440588 + 32082),
+                jd_c -> element_at(transform(array((4 * jd_c + 3) div 1461), jd_d -> element_at(transform(
+                    array(jd_c - (1461 * jd_d) div 4),
+                    jd_e -> element_at(transform(array((5 * jd_e + 2) div 153), jd_m -> concat(
+                        lpad(cast(jd_d - 4800 + jd_m div 10 as string), 4, '0'), '-',
+                        lpad(cast(jd_m + 3 - 12 * (jd_m div 10) as string), 2, '0'), '-',
+                        lpad(cast(jd_e - (153 * jd_m + 2) div 5 + 1 as string), 2, '0')
+                        {%- if kind != 'date' %},
+                        'T', regexp_replace(date_format(timestamp_micros(
+                            (epoch_units - epoch_days * {{ per_second * 86400 }}) * {{ 1000000 // per_second }}
+                        ), 'HH:mm:ss.SSSSSS'), '\\.?0+$', '')
+                        {%- if kind == 'instant' %}, 'Z'{% endif %}
+                        {%- endif %}
+                    )), 1)
+                ), 1)), 1)
+            ), 1)
+        ), 1)
+    end), 1)
 {%- endmacro %}

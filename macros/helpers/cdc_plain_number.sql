@@ -1,14 +1,16 @@
 {#- Number text in scientific notation ("1.2510357E7", "-5E-3") as plain digits
     ("12510357", "-0.005"), exactly, by moving the decimal point in the text.
-    Text without an exponent is returned as it is. -#}
+    Text without an exponent is returned as it is. `x` is evaluated once (bound by a
+    one-element transform: a caller may pass a regexp over a whole message). -#}
 {% macro cdc_plain_number(x) -%}
-    case when {{ x }} rlike '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)[eE][+-]?[0-9]+$' then
+    element_at(transform(array({{ x }}), number_text -> case
+        when number_text rlike '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)[eE][+-]?[0-9]+$' then
         element_at(transform(
             array(named_struct(
-                'sign', case when {{ x }} like '-%' then '-' else '' end,
-                'int_part', regexp_extract({{ x }}, '^[+-]?([0-9]*)', 1),
-                'frac_part', regexp_extract({{ x }}, '^[+-]?[0-9]*[.]?([0-9]*)[eE]', 1),
-                'exponent', cast(regexp_extract({{ x }}, '[eE]([+-]?[0-9]+)$', 1) as int)
+                'sign', case when number_text like '-%' then '-' else '' end,
+                'int_part', regexp_extract(number_text, '^[+-]?([0-9]*)', 1),
+                'frac_part', regexp_extract(number_text, '^[+-]?[0-9]*[.]?([0-9]*)[eE]', 1),
+                'exponent', cast(regexp_extract(number_text, '[eE]([+-]?[0-9]+)$', 1) as int)
             )),
             n -> element_at(transform(
                 array(named_struct(
@@ -32,5 +34,5 @@
                 ), 1)
             ), 1)
         ), 1)
-    else {{ x }} end
+    else number_text end), 1)
 {%- endmacro %}
