@@ -1,13 +1,15 @@
-"""What the last whole, successful `cdc build` built and checked, kept in table properties
-of bronze (so a lake landed afresh starts without it):
+"""What the last whole, successful `cdc build` built and checked, kept in a file in bronze's
+table folder, `_cdc_build_record.json` (so a lake landed afresh, its bronze dropped, starts
+without it; Spark skips files whose names start with `_`):
 
-* `cdc.checked_through_batch`: the last landing batch it built and checked. The data tests
+* `checked_through_batch`: the last landing batch it built and checked. The data tests
   of the next `cdc build` check the batches after it (the environment variable
   CDC_CHECK_SINCE_BATCH, read by macro cdc_checked_batches). Every batch is checked by
   `cdc build --full-check`, `--full-refresh`, the first build of a lake and plain dbt.
-* `cdc.built_project`: a digest of the project files it ran. While bronze has no batch
+* `built_project`: a digest of the project files it ran. While bronze has no batch
   after the checked one and the project is the same, `cdc build` has nothing to do and
-  does not start dbt. Any dbt run of the project (`cdc dbt`, plain dbt: the plugin
+  starts neither dbt nor Spark: it reads the record and the names of bronze's partition
+  folders (`nothing_new`). Any dbt run of the project (`cdc dbt`, plain dbt: the plugin
   dbt_cdclake) forgets it first, since it may change tables. While it is the project of
   the next build too, that build leaves out the seeds and their data tests: they read no
   landed record, and the last build loaded and checked them from the same files.
@@ -16,18 +18,18 @@ of bronze (so a lake landed afresh starts without it):
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from typing import TYPE_CHECKING
+import re
+from pathlib import Path
 
 from cdclake import paths
-from cdclake.landing import BRONZE_TABLE
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
 
 SINCE_VARIABLE = "CDC_CHECK_SINCE_BATCH"
-CHECKED = "cdc.checked_through_batch"
-PROJECT = "cdc.built_project"
+CHECKED = "checked_through_batch"
+PROJECT = "built_project"
+# a landing batch's partition folder in bronze's table folder
+_BATCH_FOLDER = re.compile(r"landing_batch_id=(\d+)")
 # what a build runs: the dbt project, the UDFs, the session settings
 _PROJECT_PARTS = ("dbt_project.yml", "profiles/profiles.yml", "models", "macros", "seeds", "data-tests",
                   "udfs", "cdclake", "dbt_cdclake")
@@ -36,10 +38,54 @@ _SELECTING = ("-s", "--select", "-m", "--models", "--exclude", "--selector", "--
               "--resource-types", "--exclude-resource-type", "--exclude-resource-types")
 
 
-def recorded(spark: SparkSession) -> dict[str, str]:
-    """Bronze's table properties, among them what the last whole build recorded (one read
-    per `cdc build`: up_to_date and check_scope take it)."""
-    return {r["key"]: r["value"] for r in spark.sql(f"show tblproperties {BRONZE_TABLE}").collect()}
+def _bronze_folder() -> Path:
+    """Bronze's table folder (bronze.kafka_messages, a managed table of the warehouse)."""
+    return paths.warehouse_dir() / "bronze.db" / "kafka_messages"
+
+
+def _record_file() -> Path:
+    return _bronze_folder() / "_cdc_build_record.json"
+
+
+def recorded() -> dict[str, str]:
+    """What the last whole build recorded (one read per `cdc build`: up_to_date and
+    check_scope take it); empty when nothing is recorded or the file is unreadable."""
+    try:
+        found = json.loads(_record_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def _write(found: dict[str, str]) -> None:
+    """Replace the record with `found`, atomically (a build killed meanwhile leaves the old one)."""
+    path = _record_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(found, sort_keys=True), encoding="utf-8")
+    partial.replace(path)
+
+
+def last_landed_folder() -> int | None:
+    """The highest landing batch among bronze's partition folders; None when it has none.
+    At least bronze's last registered batch: a landing killed before it registered its
+    batch can leave a folder of a higher one (the next landing removes it)."""
+    try:
+        names = [entry.name for entry in os.scandir(_bronze_folder())]
+    except OSError:
+        return None
+    batches = [int(m[1]) for m in map(_BATCH_FOLDER.fullmatch, names) if m]
+    return max(batches, default=None)
+
+
+def nothing_new(dbt_args: list[str], full_check: bool) -> int | None:
+    """Without Spark: the last landing batch when a plain `cdc build` (no dbt arguments, no
+    --full-check) has nothing to do, the last whole build having built and checked it with
+    this project and no batch folder above it; else None (Spark and dbt decide)."""
+    if dbt_args or full_check:
+        return None
+    last = last_landed_folder()
+    return last if last is not None and up_to_date(recorded(), last, project_digest()) else None
 
 
 def _last_checked(found: dict[str, str]) -> int | None:
@@ -87,14 +133,16 @@ def check_scope(found: dict[str, str], dbt_args: list[str], full_check: bool) ->
     return since
 
 
-def record(spark: SparkSession, last_batch: int, project: str) -> None:
+def record(last_batch: int, project: str) -> None:
     """Note that a whole build of `project` (project_digest) built and checked every batch
     up to `last_batch`."""
-    spark.sql(f"alter table {BRONZE_TABLE} set tblproperties "
-              f"('{CHECKED}' = '{int(last_batch)}', '{PROJECT}' = '{project}')")
+    _write({CHECKED: str(int(last_batch)), PROJECT: project})
 
 
-def forget_project(spark: SparkSession) -> None:
-    """Before any dbt run: the tables may change, so the next `cdc build` runs."""
-    if spark.catalog.tableExists(BRONZE_TABLE):
-        spark.sql(f"alter table {BRONZE_TABLE} unset tblproperties if exists ('{PROJECT}')")
+def forget_project() -> None:
+    """Before any dbt run: the tables may change, so the next `cdc build` runs (the batch
+    it checked stays: the next build's data tests start after it)."""
+    found = recorded()
+    if PROJECT in found:
+        del found[PROJECT]
+        _write(found)

@@ -1,7 +1,8 @@
 """One `cdc build`: what `cdc build` runs and what `cdc run` runs each cycle.
 
 Nothing to do (bronze's last landing batch built and checked by the last whole build, with
-the same project) starts no dbt; else `dbt build` in this process, whose data tests check
+the same project) starts no dbt, and `cdc build` sees it before it starts Spark
+(`build_without_spark`); else `dbt build` in this process, whose data tests check
 the landing batches since the last checked build (cdclake.build_record). With the project
 of the last whole build, the seeds and their data tests, which read no landed record and
 were loaded and checked from the same files, are left out.
@@ -39,10 +40,9 @@ def build(spark: SparkSession, dbt_args: list[str], full_check: bool = False,
         say(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
         return None
     project = build_record.project_digest()  # before dbt runs: what this build runs
-    found = build_record.recorded(spark)
+    found = build_record.recorded()
     if not dbt_args and not full_check and build_record.up_to_date(found, last, project):
-        say(f"nothing to build: the last build built and checked every landing batch (through "
-            f"{last}) with this project (`cdc build --full-check` builds and checks anyway)")
+        _say_up_to_date(last, say)
         return None
     since = build_record.check_scope(found, dbt_args, full_check)
     if since is not None:
@@ -56,5 +56,19 @@ def build(spark: SparkSession, dbt_args: list[str], full_check: bool = False,
     if not run_dbt(["build", *(["--quiet"] if quiet else []), *dbt_args, *seeds]):
         return False
     if build_record.is_whole_build(dbt_args):
-        build_record.record(spark, last, project)
+        build_record.record(last, project)
     return True
+
+
+def build_without_spark(dbt_args: list[str], full_check: bool, say: Callable[[str], None] = print) -> bool:
+    """What `cdc build` checks before it starts Spark: True when it has nothing to do
+    (build_record.nothing_new), said as `build` says it; False when it must build."""
+    last = build_record.nothing_new(dbt_args, full_check)
+    if last is not None:
+        _say_up_to_date(last, say)
+    return last is not None
+
+
+def _say_up_to_date(last: int, say: Callable[[str], None]) -> None:
+    say(f"nothing to build: the last build built and checked every landing batch (through "
+        f"{last}) with this project (`cdc build --full-check` builds and checks anyway)")

@@ -139,9 +139,11 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from cdclake.building import build
+    from cdclake.building import build, build_without_spark
     from cdclake.runtime import get_session
 
+    if build_without_spark(args.dbt_args, args.full_check):
+        return 0
     return 1 if build(get_session(), args.dbt_args, args.full_check) is False else 0
 
 

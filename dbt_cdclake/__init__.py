@@ -47,8 +47,9 @@ class CdcLakehousePlugin(dbtPlugin):
 
         if target_method(_chosen_target(sys.argv)) != "session":
             return
+        get_session()
         # dbt may change tables: the next `cdc build` must run (cdclake/build_record.py)
-        forget_project(get_session())
+        forget_project()
 
 
 plugins = [CdcLakehousePlugin]

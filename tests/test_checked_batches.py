@@ -23,6 +23,12 @@ def cdc_build(lake: Lake, *dbt_args: str, full_check: bool = False) -> tuple[boo
     return built, said
 
 
+def without_spark() -> tuple[bool, list[str]]:
+    """What `cdc build` returns and says before it would start Spark."""
+    said: list[str] = []
+    return building.build_without_spark([], False, say=said.append), said
+
+
 def failed_tests() -> list[str]:
     """The data tests the last dbt run failed."""
     return [r["unique_id"] for r in dbt_results() if r["status"] == "fail"]
@@ -42,11 +48,16 @@ def test_cdc_build_skips_a_build_with_nothing_new_and_checks_only_new_batches(la
     assert built is None  # dbt did not start
     assert said == ["nothing to build: the last build built and checked every landing batch (through 1) with "
                     "this project (`cdc build --full-check` builds and checks anyway)"]
+    # what `cdc build` sees before it starts Spark: the same, from the record and the batch folders
+    assert without_spark() == (True, said)
+    assert not building.build_without_spark(["-s", "cdc_current_rows"], False, say=print)
+    assert not building.build_without_spark([], True, say=print)
 
     # a row no build wrote: a second copy of a live key, in landing batch 1
     lake.spark.sql("insert into gold.cdc_current_rows select * from gold.cdc_current_rows limit 1")
     built, said = cdc_build(lake, "-s", "cdc_current_rows", full_check=True)
     assert built is False, said
+    assert without_spark() == (False, [])  # a dbt run forgets the project: the next build runs
     assert [test for test in failed_tests() if "unique_combination_cdc_current_rows" in test], failed_tests()
 
     # that dbt run may have changed tables: the next build runs, and checks batches after 1
@@ -54,3 +65,8 @@ def test_cdc_build_skips_a_build_with_nothing_new_and_checks_only_new_batches(la
     assert built is True, said
     assert any(line.startswith("data tests check landing batches after 1,") for line in said), said
     assert not failed_tests()
+    assert without_spark()[0]
+
+    # a new landing batch: `cdc build` must start Spark and build it
+    lake.land([str(SAMPLES / "canal_inventory.ndjson")], topic="demo.canal.inventory")
+    assert without_spark() == (False, [])

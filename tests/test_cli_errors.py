@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cdclake import cli, home_lock
+from cdclake import build_record, cli, home_lock
 from process_support import BIN, PROJECT, home_env, run as run_process
 
 # failures found before the Spark session starts; a Spark start alone takes 15-20 s
@@ -140,6 +140,26 @@ def test_cdc_build_of_an_empty_lake_builds_nothing(tmp_path):
     assert done.stdout == ("nothing to build: bronze.kafka_messages is empty "
                            "(land records with `cdc land` first)\n")
     assert not (tmp_path / "dbt-target").exists()  # dbt did not run
+
+
+def test_cdc_build_with_nothing_new_starts_no_spark(tmp_path, monkeypatch):
+    """The record a whole build leaves (test_checked_batches builds one) says batch 3 was built
+    and checked with this project, and bronze has no batch folder above it: `cdc build` says
+    so in a moment, with no metastore, no dbt target; a batch folder above it makes it build."""
+    monkeypatch.setenv("CDC_HOME", str(tmp_path))
+    bronze = tmp_path / "warehouse" / "bronze.db" / "kafka_messages"
+    for batch in (1, 3):
+        (bronze / f"landing_batch_id={batch}").mkdir(parents=True)
+    build_record.record(3, build_record.project_digest())
+    done, seconds = run(tmp_path, "cdc", "build")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("nothing to build: the last build built and checked every landing batch "
+                                  "(through 3) with this project"), done.stdout
+    assert seconds < FAST_SECONDS
+    assert not (tmp_path / "metastore_db").exists() and not (tmp_path / "dbt-target").exists()
+    assert build_record.nothing_new([], False) == 3
+    (bronze / "landing_batch_id=4").mkdir()  # what a landing (or a killed one) leaves
+    assert build_record.nothing_new([], False) is None
 
 
 def test_cdc_docs_of_a_lake_never_built_says_to_build_first(tmp_path):
