@@ -66,7 +66,7 @@ def _write(found: dict[str, str]) -> None:
     partial.replace(path)
 
 
-def last_landed_folder() -> int | None:
+def _last_landed_folder() -> int | None:
     """The highest landing batch among bronze's partition folders; None when it has none.
     At least bronze's last registered batch: a landing killed before it registered its
     batch can leave a folder of a higher one (the next landing removes it)."""
@@ -84,7 +84,7 @@ def nothing_new(dbt_args: list[str], full_check: bool) -> int | None:
     this project and no batch folder above it; else None (Spark and dbt decide)."""
     if dbt_args or full_check:
         return None
-    last = last_landed_folder()
+    last = _last_landed_folder()
     return last if last is not None and up_to_date(recorded(), last, project_digest()) else None
 
 
