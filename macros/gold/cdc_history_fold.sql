@@ -1,8 +1,14 @@
 {#- Part 5 of gold.cdc_row_history: the fold. Each key's events in change order
     (`per_key` of cdc_history_per_key, starting from its `seed` when it has one; document keys with a patch folded by the UDF
-    cdc_fold_documents first, `documents_folded`, when `fold_documents`), folded in SQL into
-    one version per event (`folded`: presence, row image, row count; ties across partitions
-    resolved by the key's state), then the versions with their validity (`versions`). -#}
+    cdc_fold_documents first, `documents_folded`, when `fold_documents`) become one version
+    per event (`folded`: presence, row image, row count), then the versions with their
+    validity (`versions`). A key whose events are all whole-row upserts and deletes, none
+    moving the key away, and that has no seed (`is_simple`) carries no state from one
+    event to the next: each version is its event (an upsert sets the row, a delete ends
+    the key's presence and keeps the row of the last upsert, found by a window function
+    in `versions`). Any other key is folded in SQL, event by event (`aggregate`; ties
+    across partitions resolved by the key's state); it would give simple keys the same
+    versions, at a higher cost. -#}
 {% macro cdc_history_fold(fold_documents) -%}
 {%- set versions_type -%}
 array<struct<
@@ -45,12 +51,28 @@ documents_folded as ( -- used through `fold_documents` in folded below -- noqa: 
 ),
 {% endif %}
 
+fold_input as (
+    select
+        *,
+        forall(events, e -> e.action in ('upsert', 'delete') and e.kind != 'move_away')
+        {%- if is_incremental() %} and seed is null{% endif %} as is_simple
+    from {{ 'documents_folded' if fold_documents else 'per_key' }}
+),
+
 folded as (
     select
         table_id,
         row_key,
         is_keyed,
-        aggregate(
+        is_simple,
+        case when is_simple then cast(transform(events, e -> named_struct(
+            'position', e.position, 'kind', e.kind, 'op', e.op, 'event_ts', e.event_ts, 'change_id', e.change_id,
+            'landing_batch_id', e.landing_batch_id,
+            'was_present', cast(null as boolean),  -- read for TRUNCATE versions only, which a simple key has not
+            'present', e.action = 'upsert',
+            'row', e.image,  -- a delete's is NULL: versions fills in the last upsert's
+            'row_count', cast(case when e.action = 'upsert' then 1 else 0 end as bigint)
+        )) as {{ versions_type }}) else aggregate(
             events,
             {% if is_incremental() -%}
             -- a key folded onto its current version starts from it (visible, so was_present)
@@ -121,8 +143,8 @@ folded as (
                     end
                 )
             ), 1)))
-        ) as versions
-    from {{ 'documents_folded' if fold_documents else 'per_key' }}
+        ) end as versions
+    from fold_input
 ),
 
 exploded as (
@@ -130,6 +152,7 @@ exploded as (
         folded.table_id,
         folded.row_key,
         folded.is_keyed,
+        folded.is_simple,
         v.pos as version_index,
         v.version
     from folded
@@ -146,7 +169,13 @@ versions as (
     select
         table_id,
         row_key,
-        version.row as row,
+        case when is_simple then
+            -- the image wrapped, so that an upsert of a NULL image counts as the last upsert
+            last(case when version.present then struct(version.row as image) end, true) over (
+                partition by table_id, row_key order by version_index
+                rows between unbounded preceding and current row
+            ).image
+        else version.row end as row,
         version.row_count as row_count,
         version.op as op,
         version.event_ts as valid_from,
