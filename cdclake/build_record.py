@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 
 from cdclake import paths
@@ -28,8 +27,6 @@ from cdclake import paths
 SINCE_VARIABLE = "CDC_CHECK_SINCE_BATCH"
 CHECKED = "checked_through_batch"
 PROJECT = "built_project"
-# a landing batch's partition folder in bronze's table folder
-_BATCH_FOLDER = re.compile(r"landing_batch_id=(\d+)")
 # what a build runs: the dbt project, the UDFs, the session settings
 _PROJECT_PARTS = ("dbt_project.yml", "profiles/profiles.yml", "models", "macros", "seeds", "data-tests",
                   "udfs", "cdclake", "dbt_cdclake")
@@ -40,7 +37,7 @@ _SELECTING = ("-s", "--select", "-m", "--models", "--exclude", "--selector", "--
 
 def _bronze_folder() -> Path:
     """Bronze's table folder (bronze.kafka_messages, a managed table of the warehouse)."""
-    return paths.warehouse_dir() / "bronze.db" / "kafka_messages"
+    return paths.database_dir("bronze") / "kafka_messages"
 
 
 def _record_file() -> Path:
@@ -74,7 +71,7 @@ def _last_landed_folder() -> int | None:
         names = [entry.name for entry in os.scandir(_bronze_folder())]
     except OSError:
         return None
-    batches = [int(m[1]) for m in map(_BATCH_FOLDER.fullmatch, names) if m]
+    batches = [int(m[1]) for m in map(paths.BATCH_FOLDER.fullmatch, names) if m]
     return max(batches, default=None)
 
 

@@ -60,7 +60,7 @@ class Lake:
         """Drop every table of the lake (bronze included) and their files."""
         for schema in SCHEMAS:
             self.spark.sql(f"drop database if exists {schema} cascade")
-            shutil.rmtree(paths.warehouse_dir() / f"{schema}.db", ignore_errors=True)
+            shutil.rmtree(paths.database_dir(schema), ignore_errors=True)
             self.spark.sql(f"create database {schema}")
         ensure_bronze(self.spark)
         self.spark.catalog.clearCache()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cdclake import paths
 from cdclake.formats import KNOWN_FORMATS
 from cdclake.progress import SparkProgress
 
@@ -216,7 +217,7 @@ def clear_unregistered_batches(spark: SparkSession, batch_ids: list[int]) -> Non
     rows = spark.sql(f"describe formatted {BRONZE_TABLE}").collect()
     location = next(r["data_type"] for r in rows if r["col_name"] == "Location")
     folder = Path(_local_path(location))
-    leftovers = [folder / f"landing_batch_id={batch_id}" for batch_id in batch_ids]
+    leftovers = [paths.batch_folder(folder, batch_id) for batch_id in batch_ids]
     leftovers += [folder / "_temporary", *folder.glob(".spark-staging-*")]
     for leftover in leftovers:
         if leftover.exists():

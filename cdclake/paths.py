@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
@@ -17,6 +18,21 @@ def cdc_home() -> Path:
 
 def warehouse_dir() -> Path:
     return cdc_home() / "warehouse"
+
+
+def database_dir(database: str, warehouse: Path | None = None) -> Path:
+    """The folder of a database of the managed warehouse (its tables' folders are in it)."""
+    return (warehouse or warehouse_dir()) / f"{database}.db"
+
+
+# bronze is partitioned by landing batch: a batch's folder in its table folder
+_BATCH_COLUMN = "landing_batch_id"
+BATCH_FOLDER = re.compile(rf"{_BATCH_COLUMN}=(\d+)")
+
+
+def batch_folder(table_folder: Path, batch_id: int) -> Path:
+    """The folder of landing batch `batch_id` in bronze's table folder."""
+    return table_folder / f"{_BATCH_COLUMN}={batch_id}"
 
 
 def metastore_dir() -> Path:

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cdclake import paths
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -24,7 +26,7 @@ def orphan_table_folders(spark: SparkSession, warehouse: Path) -> list[Path]:
     database owns. Hidden folders are left alone."""
     orphans = []
     for (database,) in spark.sql("show databases").collect():
-        folder = warehouse / f"{database}.db"
+        folder = paths.database_dir(database, warehouse)
         if not folder.is_dir():
             continue
         # names only: catalog.listTables reads every table's metadata (3 s on a small lake)
