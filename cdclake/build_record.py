@@ -9,7 +9,7 @@ without it; Spark skips files whose names start with `_`):
 * `built_project`: a digest of the project files it ran. While bronze has no batch
   after the checked one and the project is the same, `cdc build` has nothing to do and
   starts neither dbt nor Spark: it reads the record and the names of bronze's partition
-  folders (`nothing_new`). Any dbt run of the project (`cdc dbt`, plain dbt: the plugin
+  folders (`last_landed_folder`, `nothing_new`). Any dbt run of the project (`cdc dbt`, plain dbt: the plugin
   dbt_cdclake) forgets it first, since it may change tables. While it is the project of
   the next build too, that build leaves out the seeds and their data tests: they read no
   landed record, and the last build loaded and checked them from the same files.
@@ -63,10 +63,11 @@ def _write(found: dict[str, str]) -> None:
     partial.replace(path)
 
 
-def _last_landed_folder() -> int | None:
-    """The highest landing batch among bronze's partition folders; None when it has none.
-    At least bronze's last registered batch: a landing killed before it registered its
-    batch can leave a folder of a higher one (the next landing removes it)."""
+def last_landed_folder() -> int | None:
+    """The highest landing batch among bronze's partition folders; None when it has none
+    (bronze is empty: a batch is registered once its folder holds every file). At least
+    bronze's last registered batch: a landing killed before it registered its batch can
+    leave a folder of a higher one (the next landing removes it)."""
     try:
         names = [entry.name for entry in os.scandir(_bronze_folder())]
     except OSError:
@@ -75,14 +76,11 @@ def _last_landed_folder() -> int | None:
     return max(batches, default=None)
 
 
-def nothing_new(dbt_args: list[str], full_check: bool) -> int | None:
-    """Without Spark: the last landing batch when a plain `cdc build` (no dbt arguments, no
-    --full-check) has nothing to do, the last whole build having built and checked it with
-    this project and no batch folder above it; else None (Spark and dbt decide)."""
-    if dbt_args or full_check:
-        return None
-    last = _last_landed_folder()
-    return last if last is not None and up_to_date(recorded(), last, project_digest()) else None
+def nothing_new(last_folder: int, dbt_args: list[str], full_check: bool) -> bool:
+    """Without Spark: a plain `cdc build` (no dbt arguments, no --full-check) has nothing
+    to do, the last whole build having built and checked `last_folder` (last_landed_folder)
+    with this project (else Spark and dbt decide)."""
+    return not dbt_args and not full_check and up_to_date(recorded(), last_folder, project_digest())
 
 
 def _last_checked(found: dict[str, str]) -> int | None:

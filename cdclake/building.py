@@ -1,7 +1,7 @@
 """One `cdc build`: what `cdc build` runs and what `cdc run` runs each cycle.
 
-Nothing to do (bronze's last landing batch built and checked by the last whole build, with
-the same project) starts no dbt, and `cdc build` sees it before it starts Spark
+Nothing to do (bronze empty, or its last landing batch built and checked by the last whole
+build, with the same project) starts no dbt, and `cdc build` sees it before it starts Spark
 (`build_without_spark`); else `dbt build` in this process, whose data tests check
 the landing batches since the last checked build (cdclake.build_record). With the project
 of the last whole build, the seeds and their data tests, which read no landed record and
@@ -37,7 +37,7 @@ def build(spark: SparkSession, dbt_args: list[str], full_check: bool = False,
 
     last = last_batch(spark)
     if last is None:
-        say(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
+        _say_empty(say)
         return None
     project = build_record.project_digest()  # before dbt runs: what this build runs
     found = build_record.recorded()
@@ -61,12 +61,21 @@ def build(spark: SparkSession, dbt_args: list[str], full_check: bool = False,
 
 
 def build_without_spark(dbt_args: list[str], full_check: bool, say: Callable[[str], None] = print) -> bool:
-    """What `cdc build` checks before it starts Spark: True when it has nothing to do
-    (build_record.nothing_new), said as `build` says it; False when it must build."""
-    last = build_record.nothing_new(dbt_args, full_check)
-    if last is not None:
+    """What `cdc build` checks before it starts Spark: True when it has nothing to do,
+    said as `build` says it: bronze has no landing batch folder (nothing landed), or
+    build_record.nothing_new; False when it must build."""
+    last = build_record.last_landed_folder()
+    if last is None:
+        _say_empty(say)
+        return True
+    if build_record.nothing_new(last, dbt_args, full_check):
         _say_up_to_date(last, say)
-    return last is not None
+        return True
+    return False
+
+
+def _say_empty(say: Callable[[str], None]) -> None:
+    say(f"nothing to build: {BRONZE_TABLE} is empty (land records with `cdc land` first)")
 
 
 def _say_up_to_date(last: int, say: Callable[[str], None]) -> None:

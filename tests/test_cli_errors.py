@@ -139,7 +139,8 @@ def test_cdc_build_of_an_empty_lake_builds_nothing(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == ("nothing to build: bronze.kafka_messages is empty "
                            "(land records with `cdc land` first)\n")
-    assert not (tmp_path / "dbt-target").exists()  # dbt did not run
+    # bronze has no landing batch folder: neither Spark (no metastore) nor dbt started
+    assert not (tmp_path / "metastore_db").exists() and not (tmp_path / "dbt-target").exists()
 
 
 def test_cdc_build_with_nothing_new_starts_no_spark(tmp_path, monkeypatch):
@@ -157,15 +158,16 @@ def test_cdc_build_with_nothing_new_starts_no_spark(tmp_path, monkeypatch):
                                   "(through 3) with this project"), done.stdout
     assert seconds < FAST_SECONDS
     assert not (tmp_path / "metastore_db").exists() and not (tmp_path / "dbt-target").exists()
-    assert build_record.nothing_new([], False) == 3
+    assert build_record.last_landed_folder() == 3 and build_record.nothing_new(3, [], False)
     (bronze / "landing_batch_id=4").mkdir()  # what a landing (or a killed one) leaves
-    assert build_record.nothing_new([], False) is None
+    assert build_record.last_landed_folder() == 4 and not build_record.nothing_new(4, [], False)
 
 
 def test_cdc_docs_of_a_lake_never_built_says_to_build_first(tmp_path):
     done, _ = run(tmp_path, "cdc", "docs")
     assert (done.returncode, done.stderr.splitlines()[-1]) == (
         1, "no lake to document yet: run `cdc build` (or `cdc demo`) first")
+    assert not (tmp_path / "metastore_db").exists()  # said without starting Spark
 
 
 def test_a_session_without_the_jars_says_how_to_fetch_them(tmp_path):
