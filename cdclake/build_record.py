@@ -37,7 +37,7 @@ _SELECTING = ("-s", "--select", "-m", "--models", "--exclude", "--selector", "--
 
 def _bronze_folder() -> Path:
     """Bronze's table folder (bronze.kafka_messages, a managed table of the warehouse)."""
-    return paths.database_dir("bronze") / "kafka_messages"
+    return paths.table_dir("bronze.kafka_messages")
 
 
 def _record_file() -> Path:

@@ -228,8 +228,8 @@ def _cmd_docs(args: argparse.Namespace) -> int:
 
     # the models compile from what the lake holds (the routing seed, the formats landed); a
     # managed table has its folder, so without one Spark need not start to say it is missing
-    if not (paths.database_dir("silver") / "topic_formats").is_dir() or \
-            not get_session().catalog.tableExists("silver.topic_formats"):
+    routing = "silver.topic_formats"
+    if not paths.table_dir(routing).is_dir() or not get_session().catalog.tableExists(routing):
         print("no lake to document yet: run `cdc build` (or `cdc demo`) first", file=sys.stderr)
         return 1
     # the typed example models (models/demo) show the lineage from bronze to typed tables

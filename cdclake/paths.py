@@ -25,6 +25,13 @@ def database_dir(database: str, warehouse: Path | None = None) -> Path:
     return (warehouse or warehouse_dir()) / f"{database}.db"
 
 
+def table_dir(table: str) -> Path:
+    """The folder of managed table `table` (`<database>.<table>`): it exists while the
+    table does (a folder alone may be one a killed command left)."""
+    database, name = table.split(".")
+    return database_dir(database) / name
+
+
 # bronze is partitioned by landing batch: a batch's folder in its table folder
 _BATCH_COLUMN = "landing_batch_id"
 BATCH_FOLDER = re.compile(rf"{_BATCH_COLUMN}=(\d+)")
