@@ -202,21 +202,29 @@ order by topic, kafka_partition
 """
 
 
+def _built_table(name: str) -> bool:
+    """Whether the managed table `name` ("<db>.<table>") exists. Without its folder it
+    cannot, and Spark need not start to say so; a folder alone (one a killed build left)
+    is not taken for a table."""
+    from cdclake.runtime import get_session
+
+    return paths.table_dir(name).is_dir() and get_session().catalog.tableExists(name)
+
+
 def _cmd_status(args: argparse.Namespace) -> int:
     from cdclake.runtime import get_session
 
-    spark = get_session()
     if args.lag:
-        if not spark.catalog.tableExists("gold.cdc_kafka_lag"):
+        if not _built_table("gold.cdc_kafka_lag"):
             print("no lag yet: run `cdc build` once", file=sys.stderr)
             return 1
         return _print_query(LAG_QUERY, args)
-    if not spark.catalog.tableExists("gold.cdc_sync_status"):
+    if not _built_table("gold.cdc_sync_status"):
         print("no status yet: land records and run `cdc build` first", file=sys.stderr)
         return 1
     code = _print_query(STATUS_QUERY, args)
-    if not args.json and spark.catalog.tableExists("gold.cdc_kafka_lag") and \
-            spark.sql("select 1 from gold.cdc_kafka_lag limit 1").collect():
+    if not args.json and _built_table("gold.cdc_kafka_lag") and \
+            get_session().sql("select 1 from gold.cdc_kafka_lag limit 1").collect():
         print("\nKafka consumer lag (`cdc status --lag`), per topic and partition:")
         code = code or _print_query(LAG_QUERY, args)
     return code
@@ -224,12 +232,9 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def _cmd_docs(args: argparse.Namespace) -> int:
     from cdclake.dbt_invoke import run_dbt
-    from cdclake.runtime import get_session
 
-    # the models compile from what the lake holds (the routing seed, the formats landed); a
-    # managed table has its folder, so without one Spark need not start to say it is missing
-    routing = "silver.topic_formats"
-    if not paths.table_dir(routing).is_dir() or not get_session().catalog.tableExists(routing):
+    # the models compile from what the lake holds (the routing seed, the formats landed)
+    if not _built_table("silver.topic_formats"):
         print("no lake to document yet: run `cdc build` (or `cdc demo`) first", file=sys.stderr)
         return 1
     # the typed example models (models/demo) show the lineage from bronze to typed tables

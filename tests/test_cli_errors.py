@@ -170,6 +170,17 @@ def test_cdc_docs_of_a_lake_never_built_says_to_build_first(tmp_path):
     assert not (tmp_path / "metastore_db").exists()  # said without starting Spark
 
 
+@pytest.mark.parametrize("argv, message", [
+    (("status",), "no status yet: land records and run `cdc build` first"),
+    (("status", "--lag"), "no lag yet: run `cdc build` once"),
+])
+def test_cdc_status_of_a_lake_never_built_says_to_build_first(tmp_path, argv, message):
+    done, seconds = run(tmp_path, "cdc", *argv)
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (1, message)
+    assert seconds < FAST_SECONDS
+    assert not (tmp_path / "metastore_db").exists()  # said without starting Spark
+
+
 def test_a_session_without_the_jars_says_how_to_fetch_them(tmp_path):
     done, seconds = run(tmp_path, "cdc", "sql", "select 1", env={"CDC_JARS": str(tmp_path / "no-jars")})
     assert (done.returncode, done.stderr.splitlines()[-1]) == (
