@@ -1,14 +1,15 @@
 {#- Part 5 of gold.cdc_row_history: the fold. Each key's events in change order
-    (`per_key` of cdc_history_per_key, starting from its `seed` when it has one; document keys with a patch folded by the UDF
-    cdc_fold_documents first, `documents_folded`, when `fold_documents`) become one version
-    per event (`folded`: presence, row image, row count), then the versions with their
-    validity (`versions`). A key whose events are all whole-row upserts and deletes, none
-    moving the key away, and that has no seed (`is_simple`) carries no state from one
-    event to the next: each version is its event (an upsert sets the row, a delete ends
-    the key's presence and keeps the row of the last upsert, found by a window function
-    in `versions`). Any other key is folded in SQL, event by event (`aggregate`; ties
-    across partitions resolved by the key's state); it would give simple keys the same
-    versions, at a higher cost. -#}
+    (`per_key` of cdc_history_per_key, starting from its `seed` when it has one; document
+    keys with a patch folded by the UDF cdc_fold_documents first, `documents_folded`, when
+    `fold_documents`) become one version per event (`folded`: presence, row image, row
+    count), then the versions with their validity (`versions`). A key whose events are all
+    whole-row upserts and deletes, none moving the key away (`is_simple`), carries no
+    state from one event to the next: its versions are its seed, if it has one, then one
+    per event (an upsert sets the row, a delete ends the key's presence and keeps the row
+    of the last upsert or of the seed, found by a window function in `versions`). Any
+    other key is folded in SQL, event by event (`aggregate`; ties across partitions
+    resolved by the key's state); it would give simple keys the same versions, at a
+    higher cost. -#}
 {% macro cdc_history_fold(fold_documents) -%}
 {%- set versions_type -%}
 array<struct<
@@ -16,6 +17,19 @@ array<struct<
                      row_index: int, sub_index: int>, kind: string,
     op: string, event_ts: timestamp, change_id: string, landing_batch_id: bigint,
     was_present: boolean, present: boolean, row: map<string, string>, row_count: bigint>>
+{%- endset %}
+{#- the versions a key's fold starts from: its seed (incremental builds: the current
+    version it is folded onto, visible, so was_present), else none -#}
+{%- set seed_versions -%}
+{%- if is_incremental() -%}
+case when seed is null then cast(array() as {{ versions_type }}) else cast(array(named_struct(
+                'position', seed.position, 'kind', 'other', 'op', seed.op, 'event_ts', seed.event_ts,
+                'change_id', seed.change_id, 'landing_batch_id', seed.landing_batch_id, 'was_present', true,
+                'present', seed.present, 'row', seed.row, 'row_count', seed.row_count
+            )) as {{ versions_type }}) end
+{%- else -%}
+cast(array() as {{ versions_type }})
+{%- endif -%}
 {%- endset %}
 -- lambda arguments and struct fields aligned by hand -- noqa: disable=LT02
 {% if fold_documents %}
@@ -54,8 +68,7 @@ documents_folded as ( -- used through `fold_documents` in folded below -- noqa: 
 fold_input as (
     select
         *,
-        forall(events, e -> e.action in ('upsert', 'delete') and e.kind != 'move_away')
-        {%- if is_incremental() %} and seed is null{% endif %} as is_simple
+        forall(events, e -> e.action in ('upsert', 'delete') and e.kind != 'move_away') as is_simple
     from {{ 'documents_folded' if fold_documents else 'per_key' }}
 ),
 
@@ -65,25 +78,17 @@ folded as (
         row_key,
         is_keyed,
         is_simple,
-        case when is_simple then cast(transform(events, e -> named_struct(
+        case when is_simple then cast({% if is_incremental() %}concat({{ seed_versions }}, {% endif -%}
+        transform(events, e -> named_struct(
             'position', e.position, 'kind', e.kind, 'op', e.op, 'event_ts', e.event_ts, 'change_id', e.change_id,
             'landing_batch_id', e.landing_batch_id,
             'was_present', cast(null as boolean),  -- read for TRUNCATE versions only, which a simple key has not
             'present', e.action = 'upsert',
             'row', e.image,  -- a delete's is NULL: versions fills in the last upsert's
             'row_count', cast(case when e.action = 'upsert' then 1 else 0 end as bigint)
-        )) as {{ versions_type }}) else aggregate(
+        )){% if is_incremental() %}){% endif %} as {{ versions_type }}) else aggregate(
             events,
-            {% if is_incremental() -%}
-            -- a key folded onto its current version starts from it (visible, so was_present)
-            case when seed is null then cast(array() as {{ versions_type }}) else cast(array(named_struct(
-                'position', seed.position, 'kind', 'other', 'op', seed.op, 'event_ts', seed.event_ts,
-                'change_id', seed.change_id, 'landing_batch_id', seed.landing_batch_id, 'was_present', true,
-                'present', seed.present, 'row', seed.row, 'row_count', seed.row_count
-            )) as {{ versions_type }}) end,
-            {%- else -%}
-            cast(array() as {{ versions_type }}),
-            {%- endif %}
+            {{ seed_versions }},
             -- noqa: enable=LT02
             -- Changes that tie on sort_key but sit in different partitions have no known
             -- order (a vendor partitioning by key puts a key moved away by an UPDATE in the
@@ -171,7 +176,8 @@ versions as (
         row_key,
         case when is_simple then
             -- the image wrapped, so that an upsert of a NULL image counts as the last upsert
-            last(case when version.present then struct(version.row as image) end, true) over (
+            -- (a seed's counts too: a deleted one holds the row of the upsert before it)
+            last(case when version.present or version.was_present then struct(version.row as image) end, true) over (
                 partition by table_id, row_key order by version_index
                 rows between unbounded preceding and current row
             ).image

@@ -59,6 +59,14 @@ APPENDED = [
     message(13, "UPDATE", "appended", [{"id": "2", "v": "z"}], [{"v": "a"}]),
     message(16, "INSERT", "appended", [{"id": "4", "v": "a"}]),
 ]
+# keys deleted in the first batch that the second changes again: a second delete, and an
+# update that brings the row back (each folded onto the deleted current version)
+REDELETED = [
+    message(21, "INSERT", "redeleted", [{"id": "1", "v": "a"}, {"id": "2", "v": "a"}]),
+    message(22, "DELETE", "redeleted", [{"id": "1", "v": "a"}, {"id": "2", "v": "a"}]),
+    message(23, "DELETE", "redeleted", [{"id": "1", "v": "a"}]),
+    message(24, "UPDATE", "redeleted", [{"id": "2", "v": "b"}], [{"v": "a"}]),
+]
 
 
 def land_examples(lake, tmp: Path) -> Iterator[None]:
@@ -67,15 +75,17 @@ def land_examples(lake, tmp: Path) -> Iterator[None]:
     # the update of key 2 (message 3) lands in a later batch than message 4 and 5 of partition 1
     lines = records("g.keyed", KEYED, partition_of=lambda m: 1 if m["es"] % 10_000 >= 4000 else 0)
     appended = records("g.appended", APPENDED, partition_of=lambda m: 1 if m["id"] == 13 else 0)
+    redeleted = records("g.redeleted", REDELETED)
     first.write_text("\n".join(lines[:2] + lines[3:] + records("g.bag", UNKEYED)
                                + records("g.trunc", TRUNCATED[:1]) + records("g.emptied", EMPTIED[:1])
-                               + appended[:3]) + "\n",
+                               + appended[:3] + redeleted[:2]) + "\n",
                      encoding="utf-8")
     lake.land([first], declared_format="canal_json")
     yield
     second = tmp / "second.jsonl"
     second.write_text("\n".join(lines[2:3] + lines[:1] + records("g.trunc", TRUNCATED)
-                                + records("g.emptied", EMPTIED)[1:] + appended[3:]) + "\n", encoding="utf-8")
+                                + records("g.emptied", EMPTIED)[1:] + appended[3:] + redeleted[2:]) + "\n",
+                       encoding="utf-8")
     lake.land([second], declared_format="canal_json")
     yield
     return lake
@@ -126,6 +136,22 @@ def test_new_changes_fold_onto_the_current_version_and_late_ones_refold_their_ke
     ]
     assert current(built, "g.appended") == {
         '["1"]': ({"id": "1", "v": "c"}, 1), '["2"]': ({"id": "2", "v": "b"}, 1), '["4"]': ({"id": "4", "v": "a"}, 1)}
+
+
+def test_changes_of_a_key_deleted_in_an_earlier_build_keep_its_last_row(built):
+    """A second delete of a deleted key is a version that still shows the row it last had;
+    an update brings the key back with its new row (both folded onto the delete)."""
+    rows = built.rows("""select row_key, op, row['v'] as v, is_current, is_deleted
+                        from gold.cdc_row_history where table_id = 'g.redeleted' order by row_key, valid_from""")
+    assert [(r["row_key"], r["op"], r["v"], r["is_current"], r["is_deleted"]) for r in rows] == [
+        ('["1"]', "INSERT", "a", False, False),
+        ('["1"]', "DELETE", "a", False, True),
+        ('["1"]', "DELETE", "a", True, True),
+        ('["2"]', "INSERT", "a", False, False),
+        ('["2"]', "DELETE", "a", False, True),
+        ('["2"]', "UPDATE", "b", True, False),
+    ]
+    assert current(built, "g.redeleted") == {'["2"]': ({"id": "2", "v": "b"}, 1)}
 
 
 def test_table_without_key_is_a_multiset(built):
