@@ -174,17 +174,9 @@ decoder_rows as (
     select
         {{ cdc_message_columns(format_id) }},
         coalesce(image_index, 0) as row_index,
-        case
-            when kind = 'truncate' and coalesce(trim(db_field), '') = '' and truncated_name like '%.%'
-                then element_at(split(truncated_name, '[.]'), -2)
-            else db_field
-        end as source_db,
+        {{ cdc_truncate_target('db', 'db_field', "coalesce(trim(db_field), '') = ''") }} as source_db,
         schema_field as source_schema,
-        case
-            when kind = 'truncate' and coalesce(trim(table_field), '') = ''
-                then element_at(split(truncated_name, '[.]'), -1)
-            else table_field
-        end as source_table,
+        {{ cdc_truncate_target('table', 'table_field', "coalesce(trim(table_field), '') = ''") }} as source_table,
         case when record_kind = 'change' then case when kind = 'truncate' then 'TRUNCATE' else change_op end end
             as op,
         vendor_op,

@@ -185,17 +185,11 @@ decoder_rows as (
     select
         {{ cdc_message_columns('dataworks_json') }},
         0 as row_index,
-        case
-            when kind = 'truncate' and coalesce(trim(db_name), '') = '' and coalesce(trim(table_name), '') = ''
-                and truncated_name like '%.%' then element_at(split(truncated_name, '[.]'), -2)
-            else db_name
-        end as source_db,
+        {{ cdc_truncate_target('db', 'db_name',
+                               "coalesce(trim(db_name), '') = '' and coalesce(trim(table_name), '') = ''") }}
+            as source_db,
         schema_name as source_schema,
-        case
-            when kind = 'truncate' and coalesce(trim(table_name), '') = ''
-                then element_at(split(truncated_name, '[.]'), -1)
-            else table_name
-        end as source_table,
+        {{ cdc_truncate_target('table', 'table_name', "coalesce(trim(table_name), '') = ''") }} as source_table,
         case
             when record_kind = 'change' and kind = 'truncate' then 'TRUNCATE'
             when record_kind in ('change', 'half') and vendor_op = 'INSERT'

@@ -159,18 +159,10 @@ decoder_rows as (
     select
         {{ cdc_message_columns('drs_avro') }},
         0 as row_index,
-        case
-            when kind = 'truncate' and coalesce(trim(table_part), '') = '' and truncated_name like '%.%'
-                then element_at(split(truncated_name, '[.]'), -2)
-            else db_name
-        end as source_db,
+        {{ cdc_truncate_target('db', 'db_name', "coalesce(trim(table_part), '') = ''") }} as source_db,
         case when not (kind = 'truncate' and coalesce(trim(table_part), '') = '') then schema_name end
             as source_schema,
-        case
-            when kind = 'truncate' and coalesce(trim(table_part), '') = ''
-                then element_at(split(truncated_name, '[.]'), -1)
-            else table_part
-        end as source_table,
+        {{ cdc_truncate_target('table', 'table_part', "coalesce(trim(table_part), '') = ''") }} as source_table,
         case when record_kind = 'change' then case when kind = 'truncate' then 'TRUNCATE' else change_op end end
             as op,
         vendor_op,

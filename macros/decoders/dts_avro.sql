@@ -77,16 +77,12 @@ named as (
 located as (
     select
         *,
-        case
-            when kind = 'truncate' and coalesce(size(name_parts), 0) < 2 and truncated_name like '%.%'
-                then element_at(split(truncated_name, '[.]'), -2)
-            else element_at(name_parts, 1)
-        end as db_name,
+        {{ cdc_truncate_target('db', 'element_at(name_parts, 1)', 'coalesce(size(name_parts), 0) < 2') }}
+            as db_name,
         case when size(name_parts) = 3 then name_parts[1] end as schema_name,
-        case
-            when size(name_parts) in (2, 3) then element_at(name_parts, -1)
-            when kind = 'truncate' and truncated_name != '' then element_at(split(truncated_name, '[.]'), -1)
-        end as table_name,
+        {{ cdc_truncate_target('table', 'case when size(name_parts) in (2, 3) then element_at(name_parts, -1) end',
+                               "coalesce(size(name_parts), 0) not in (2, 3) and truncated_name != ''") }}
+            as table_name,
         coalesce(try_variant_get(pk_uk_info, '$.PRIMARY', 'array<string>'), cast(array() as array<string>))
             as primary_key,
         map_filter(
