@@ -18,6 +18,7 @@ from cdclake import home_lock, jars, paths
 from cdclake.formats import KNOWN_FORMATS
 from cdclake.ingest import IngestError, Subscription, printable, read_client_config
 from cdclake.landing import LandingError
+from cdclake.runtime import MovedHomeError
 
 EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 1, 2, 3
 
@@ -378,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), EXIT_FAILED)
     except home_lock.HomeBusyError as exc:
         return _fail(str(exc), EXIT_BUSY)
-    except jars.MissingJarsError as exc:
+    except (jars.MissingJarsError, MovedHomeError) as exc:
         return _fail(str(exc), EXIT_FAILED)
     except SystemExit as exc:
         if not isinstance(exc.code, str):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cdclake import class_archive, home_lock, jars, paths
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 _session: SparkSession | None = None
+
+
+class MovedHomeError(RuntimeError):
+    """The state folder was moved or copied: its metastore names the folders of another."""
 
 
 def _profile() -> dict:
@@ -68,6 +73,22 @@ def session_settings() -> dict[str, str]:
     return settings
 
 
+def _check_not_moved(session: SparkSession) -> None:
+    """Raise MovedHomeError when the metastore puts bronze's folder outside this home's
+    warehouse. The metastore keeps the absolute folder of every database and table: a
+    state folder moved or copied elsewhere would read and write the tables of the old
+    place (or create them there again), not its own."""
+    from urllib.parse import unquote, urlparse
+
+    recorded = Path(unquote(urlparse(session.catalog.getDatabase("bronze").locationUri).path))
+    expected = paths.database_dir("bronze")
+    if os.path.realpath(recorded) != os.path.realpath(expected):
+        raise MovedHomeError(
+            f"CDC_HOME {paths.cdc_home()} was moved or copied: its metastore keeps the tables in "
+            f"{recorded.parent}, not in {expected.parent}, and would read and write them there. "
+            "Move it back, or land the records again into a new CDC_HOME")
+
+
 def get_session() -> SparkSession:
     """Create (once) the embedded session and register the project's UDFs.
 
@@ -95,6 +116,7 @@ def get_session() -> SparkSession:
     for schema in ("bronze", "silver", "gold"):
         if not session.catalog.databaseExists(schema):
             session.sql(f"create database {schema}")
+    _check_not_moved(session)
     remove_orphan_table_folders(session, paths.warehouse_dir())
     # an empty lake builds too (every model empty): the bronze table exists from the start
     ensure_bronze(session)

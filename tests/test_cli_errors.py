@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cdclake import build_record, cli, home_lock
-from process_support import BIN, PROJECT, home_env, run as run_process
+from process_support import BIN, PROJECT, SAMPLES, home_env, run as run_process
 
 # failures found before the Spark session starts; a Spark start alone takes 15-20 s
 FAST_SECONDS = 10
@@ -132,6 +133,25 @@ def test_cdc_sql_of_an_unknown_table_is_a_usage_error(home):
     done, _ = run(home, "cdc", "sql", "select * from gold.no_such_table")
     assert _spark_error(done).startswith(
         "error: [TABLE_OR_VIEW_NOT_FOUND] The table or view `gold`.`no_such_table` cannot be found.")
+
+
+def test_a_moved_state_folder_is_refused_before_it_touches_the_old_one(home, tmp_path):
+    """The metastore keeps absolute table folders: a copy of a state folder would land into
+    (and build from) the original's tables. It is refused, one line, and nothing is landed."""
+    if not (home / "metastore_db").is_dir():
+        run(home, "cdc", "sql", "select 1")
+    bronze = home / "warehouse" / "bronze.db" / "kafka_messages"
+    batches = sorted(bronze.glob("landing_batch_id=*"))
+    copy = tmp_path / "copy"
+    shutil.copytree(home, copy)
+    done, _ = run(copy, "cdc", "land", str(SAMPLES / "canal_inventory.ndjson"), "--topic", "demo.canal.inventory")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"error: CDC_HOME {copy} was moved or copied: its metastore keeps the tables in {home / 'warehouse'}, "
+        f"not in {copy / 'warehouse'}, and would read and write them there. "
+        "Move it back, or land the records again into a new CDC_HOME")
+    assert sorted(bronze.glob("landing_batch_id=*")) == batches
+    assert not list((copy / "warehouse" / "bronze.db" / "kafka_messages").glob("landing_batch_id=*"))
 
 
 def test_cdc_build_of_an_empty_lake_builds_nothing(tmp_path):
