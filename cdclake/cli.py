@@ -212,11 +212,21 @@ def _built_table(name: str) -> bool:
     return paths.table_dir(name).is_dir() and get_session().catalog.tableExists(name)
 
 
+def _lag_view_exists() -> bool:
+    """Whether the view gold.cdc_kafka_lag exists. A view has no folder: a lake never built
+    has no gold.cdc_sync_status folder, which every build writes beside the view, and then
+    Spark need not start to say so."""
+    from cdclake.runtime import get_session
+
+    return paths.table_dir("gold.cdc_sync_status").is_dir() and \
+        get_session().catalog.tableExists("gold.cdc_kafka_lag")
+
+
 def _cmd_status(args: argparse.Namespace) -> int:
     from cdclake.runtime import get_session
 
     if args.lag:
-        if not _built_table("gold.cdc_kafka_lag"):
+        if not _lag_view_exists():
             print("no lag yet: run `cdc build` once", file=sys.stderr)
             return 1
         return _print_query(LAG_QUERY, args)
@@ -224,7 +234,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
         print("no status yet: land records and run `cdc build` first", file=sys.stderr)
         return 1
     code = _print_query(STATUS_QUERY, args)
-    if not args.json and _built_table("gold.cdc_kafka_lag") and \
+    if not args.json and _lag_view_exists() and \
             get_session().sql("select 1 from gold.cdc_kafka_lag limit 1").collect():
         print("\nKafka consumer lag (`cdc status --lag`), per topic and partition:")
         code = code or _print_query(LAG_QUERY, args)

@@ -152,3 +152,12 @@ def test_cdc_status_prints_the_table(built):
     with contextlib.redirect_stdout(out):
         assert cli.main(["status"]) == 0
     assert "status.orders" in out.getvalue() and "rejects" in out.getvalue()
+
+
+def test_cdc_status_lag_reads_the_lag_view_of_a_built_lake(built):
+    """gold.cdc_kafka_lag is a view (no folder of its own): a built lake answers, an
+    empty list when nothing was ingested from Kafka."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["status", "--lag", "--json"]) == 0
+    assert isinstance(json.loads(out.getvalue()), list)
