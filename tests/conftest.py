@@ -52,7 +52,7 @@ def decoders(lake: Lake) -> Decoders:
 
 @pytest.fixture(scope="session")
 def user_home(tmp_path_factory: pytest.TempPathFactory) -> UserHome:
-    """A state folder landed, crashed three times and rebuilt by plain dbt, each command in
+    """A state folder landed, crashed twice and rebuilt by plain dbt, each command in
     a process of its own (tests/process_support.py): the crash-recovery and command tests
     share it."""
     from process_support import crashed_and_rebuilt

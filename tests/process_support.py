@@ -82,10 +82,11 @@ def dbt_results(home: Path | None = None) -> list[dict[str, Any]]:
 
 
 # the table folders whose appearance triggers a kill, in build order (each run is killed
-# at a table no earlier run reached)
+# at a table no earlier run reached): mid-silver, and in gold with the history committed
+# and the current rows folded from it half-written (test_kafka_ingest kills `cdc run`'s
+# build at the history's first creation)
 KILL_POINTS = [
     "silver.db/int_cdc__decoded",
-    "gold.db/cdc_row_history",
     "gold.db/cdc_current_rows",
 ]
 
@@ -131,7 +132,7 @@ def build_killed_at(home: Path, folder: str) -> bool:
 @dataclass(frozen=True)
 class UserHome:
     """A state folder used as a user would, each command a process of its own: `cdc land`
-    of four samples, three `cdc build`s killed with SIGKILL (KILL_POINTS), then a plain
+    of four samples, two `cdc build`s killed with SIGKILL (KILL_POINTS), then a plain
     `dbt build` (the dbt plugin gives it the session and the UDFs), which recovers."""
 
     home: Path

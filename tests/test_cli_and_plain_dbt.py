@@ -1,5 +1,5 @@
 """The commands as a user types them, each in its own process, on the state folder of the
-fixture user_home (tests/process_support.py: `cdc land` of four samples, three killed
+fixture user_home (tests/process_support.py: `cdc land` of four samples, two killed
 builds, then plain `dbt build`; the dbt plugin gives it the Spark session and the UDFs):
 `cdc sql --json` and `cdc sql` over what it built, plain `dbt docs generate`, and a
 `cdc land` refused before Spark starts. Plain `dbt parse` and `dbt ls`, in a state folder of

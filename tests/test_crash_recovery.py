@@ -3,8 +3,9 @@
 One state folder (the fixture user_home, tests/process_support.py), used step by step:
 `cdc build` runs in its own process group and is killed (SIGKILL to the whole group:
 Python, the JVM and its Python workers, as a power loss would) as soon as the folder of a
-table it creates appears: mid-silver (the decoded table) and during the creation of two
-gold tables (the history, then the current rows folded from it). Each killed build leaves
+table it creates appears: mid-silver (the decoded table), then in gold, the history
+committed and the current rows folded from it half-written (the kill during the history's
+first creation is `cdc run`'s, tests/test_kafka_ingest.py). Each killed build leaves
 a table folder that the metastore does not know. The next build, a plain `dbt build`,
 must carry on from there, and its gold must equal the gold of an uninterrupted build (the
 same samples landed in the session's lake and built once).

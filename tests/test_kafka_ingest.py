@@ -1,16 +1,18 @@
-"""`cdc ingest` from a real Kafka broker (tests/kafka_support.py), each command a process
-of its own as a user runs it.
+"""`cdc ingest` and `cdc run` from a real Kafka broker (tests/kafka_support.py), each command
+a process of its own as a user runs it.
 
 Generated streams (Canal JSON with re-deliveries, Debezium JSON with tombstones, DTS Avro's
 binary values) and the change log of a real MariaDB (the real-database harness's workload:
 every column type at its limits, hostile text, key changes, DDL, TRUNCATE), rendered as
-Canal JSON and as DTS Avro, are produced into topics of 3 partitions. One state folder ingests them:
-a first run killed with SIGKILL while it writes its second landing batch, a run that
-finishes, then the same run after the checkpoint has forgotten that its last micro-batch
-finished (the state a kill between the write and Spark's commit leaves). The test
-session's lake lands the same records from a file, read back from Kafka with Spark's
-batch reader (in this process: a lake of its own would start Spark cold). Both are
-built: the gold must be the same, and bronze must hold each Kafka record once.
+Canal JSON and as DTS Avro, are produced into topics of 3 partitions. One state folder
+takes them in as a user would run it: `cdc run` killed with SIGKILL while its ingest writes
+its second landing batch, then killed in its first build (at the history's creation);
+`cdc ingest` after the checkpoint has forgotten that its last micro-batch finished (the
+state a kill between the write and Spark's commit leaves); `cdc run` again, through a
+broker outage, to SIGTERM.
+The test session's lake lands the same records from a file, read back from Kafka with
+Spark's batch reader (in this process: a lake of its own would start Spark cold), and
+builds them: the gold must be the same, and bronze must hold each Kafka record once.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from process_support import (
     dbt_target,
     home_env,
     home_rows_as_json,
-    killed_when,
     rows_as_json,
     run,
 )
@@ -54,6 +55,10 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.skipif(os.environ.get("CDC_SKIP_KAFKA") == "1", reason="CDC_SKIP_KAFKA=1")
 
 TOPICS = ["demo.canal.kgen", "kgen.debezium", "kgen.dts-avro", "demo.canal.krdb", "krdb.dts-avro"]
+# and one more, produced to while `cdc run` runs: the topics `cdc run` (and `cdc ingest` in
+# its state folder, with the same checkpoint) reads
+EXTRA_TOPIC = "demo.canal.krun"
+RUN_TOPICS = [*TOPICS, EXTRA_TOPIC]
 
 
 def _records(capture: Capture) -> list[synth.Record]:
@@ -69,18 +74,13 @@ def _records(capture: Capture) -> list[synth.Record]:
     return synth.redeliver(canal, 0.05) + debezium + avro + real
 
 
-def _ingest_args(bootstrap: str) -> list[str]:
-    return ["ingest", "--bootstrap-servers", bootstrap, "--topics", ",".join(TOPICS)]
-
-
-def _ingest(home: Path, bootstrap: str, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return run(home, "cdc", *_ingest_args(bootstrap), *extra, check=check, timeout=600)
-
-
-def _ingest_killed_at(home: Path, bootstrap: str, folder: str) -> bool:
-    """`cdc ingest` killed when `folder` of bronze appears (killed_when)."""
-    target = home / "warehouse" / "bronze.db" / "kafka_messages" / folder
-    return killed_when(home, target, *_ingest_args(bootstrap), "--max-offsets-per-batch", "400")
+def _forget_last_commit(home: Path) -> None:
+    """The checkpoint forgets that its last micro-batch finished (as a kill between the
+    landing and Spark's commit leaves it): the next run runs that micro-batch again."""
+    commits = sorted((p for p in next((home / "checkpoints").iterdir()).joinpath("commits").iterdir()
+                      if p.name.isdigit()), key=lambda p: int(p.name))
+    commits[-1].unlink()
+    commits[-1].with_name(f".{commits[-1].name}.crc").unlink(missing_ok=True)  # Hadoop's checksum of it
 
 
 # a record as bronze holds it, without where and when it landed
@@ -92,27 +92,17 @@ BRONZE = ("select topic, kafka_partition, kafka_offset, kafka_ts, message_key, m
 LAKE_QUERIES = {**GOLD_QUERIES, "bronze": BRONZE}
 
 
-def _landed_from_file(lake: Lake, folder: Path, bootstrap: str, topics: list[str], build: bool) -> dict[str, list[str]]:
+def _landed_from_file(lake: Lake, folder: Path, bootstrap: str, topics: list[str]) -> dict[str, list[str]]:
     """The session's lake, reset, with what `topics` hold landed from a file (`cdc land`'s
-    landing) and, if `build`, built: its rows of LAKE_QUERIES (only bronze's unless built)."""
+    landing) and built: its rows of LAKE_QUERIES."""
     dump = folder / "kafka.jsonl"
     dump_records(lake.spark, bootstrap, topics, dump)
     lake.reset()
     lake.land([str(dump)])
-    if build:
-        # the reference's models only: the data tests run in the builds of the lake it is
-        # compared with (`cdc run`'s; none may fail), and here they would only add time
-        lake.build("--exclude", "resource_type:test")
-    return rows_as_json(lake, LAKE_QUERIES if build else {"bronze": BRONZE})
-
-
-@dataclass(frozen=True)
-class Ingested:
-    produced: int
-    killed: bool
-    runs: list[subprocess.CompletedProcess[str]]  # after the kill: to the end, then the replay
-    bronze: list[str]  # bronze after them (BRONZE)
-    kafka: list[str]  # what the topics hold, landed from a file (_landed_from_file)
+    # the reference's models only: the data tests run in the builds of the lake it is
+    # compared with (`cdc run`'s; none may fail), and here they would only add time
+    lake.build("--exclude", "resource_type:test")
+    return rows_as_json(lake, LAKE_QUERIES)
 
 
 @pytest.fixture(scope="module")
@@ -124,40 +114,12 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
 
 
 @pytest.fixture(scope="module")
-def ingested(broker: Broker, lake, tmp_path_factory: pytest.TempPathFactory) -> Ingested:
+def produced(broker: Broker, lake, tmp_path_factory: pytest.TempPathFactory) -> int:
+    """The records of TOPICS, produced: how many."""
     records = _records(capture_mariadb_workload(tmp_path_factory.mktemp("mariadb")))
     create_topics(lake.spark, broker.bootstrap, TOPICS)
     produce(lake.spark, broker.bootstrap, records)
-
-    home = tmp_path_factory.mktemp("ingest-home")
-    killed = _ingest_killed_at(home, broker.bootstrap, "landing_batch_id=2")
-    finished = _ingest(home, broker.bootstrap, "--max-offsets-per-batch", "400")
-    # the checkpoint forgets that its last micro-batch finished: Spark runs it again
-    commits = sorted((p for p in next((home / "checkpoints").iterdir()).joinpath("commits").iterdir()
-                      if p.name.isdigit()), key=lambda p: int(p.name))
-    commits[-1].unlink()
-    commits[-1].with_name(f".{commits[-1].name}.crc").unlink(missing_ok=True)  # Hadoop's checksum of it
-    replayed = _ingest(home, broker.bootstrap, "--max-offsets-per-batch", "400")
-
-    kafka = _landed_from_file(lake, tmp_path_factory.mktemp("landed"), broker.bootstrap, TOPICS, build=False)
-    bronze = home_rows_as_json(lake, home, {"bronze": BRONZE})["bronze"]
-    return Ingested(len(records), killed, [finished, replayed], bronze, kafka["bronze"])
-
-
-def test_the_kill_hit_a_running_ingest(ingested):
-    assert ingested.killed
-
-
-def test_bronze_holds_each_kafka_record_once_as_landing_it_from_a_file_does(ingested):
-    assert len(ingested.bronze) == ingested.produced
-    assert all('"times": 1' in row for row in ingested.bronze)
-    # values, keys, headers and timestamps too; Avro values as base64
-    assert ingested.bronze == ingested.kafka
-    assert any('"value_encoding": "base64"' in row for row in ingested.bronze)
-
-
-def test_a_micro_batch_run_again_is_not_landed_twice(ingested):
-    assert "had landed before the last run stopped: not landed again" in ingested.runs[1].stdout
+    return len(records)
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +161,7 @@ def _sasl_options(password: str) -> list[str]:
             "--kafka-option", f"sasl.jaas.config={jaas}"]
 
 
-def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, ingested, tmp_path):
+def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, produced, tmp_path):
     """The broker's SASL listener: a wrong password ends the run with one line, nothing
     written; the right one reaches Spark's Kafka source too. No password is ever printed."""
     home = tmp_path / "sasl-home"
@@ -224,9 +186,6 @@ def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, inges
 
 # --- cdc run ------------------------------------------------------------------------------
 
-EXTRA_TOPIC = "demo.canal.krun"
-
-
 class Running:
     """A `cdc run` process in its own process group, its output in a file."""
 
@@ -235,7 +194,7 @@ class Running:
         with self.out.open("w") as log:
             self.process = subprocess.Popen(
                 [str(BIN / "cdc"), "run", "--every", "2s", "--bootstrap-servers", bootstrap,
-                 "--topics", ",".join([*TOPICS, EXTRA_TOPIC]), "--timeout", "5", *extra],
+                 "--topics", ",".join(RUN_TOPICS), "--timeout", "5", *extra],
                 cwd=PROJECT, env=home_env(home), start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
 
     def cycles(self) -> list[str]:
@@ -278,6 +237,7 @@ def _extra(seed: int) -> list[synth.Record]:
 class Ran:
     home: Path
     killed: dict[str, int]  # kill point -> cycle lines the run printed before it
+    replayed: subprocess.CompletedProcess[str]  # `cdc ingest` of the micro-batch whose commit was forgotten
     outage: str  # the cycle line of the ingest the stopped broker failed
     outage_seconds: float  # from the broker's stop to that line
     caught_up: str  # the first cycle line after the broker came back with what was produced meanwhile
@@ -291,11 +251,11 @@ class Ran:
 
 
 @pytest.fixture(scope="module")
-def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory) -> Ran:
-    """`cdc run` over the topics `ingested` produced and one more: killed with SIGKILL in its
-    first ingest and, started again, in its first build; started again, the broker stopped
-    and started under it; then SIGTERM. The same records landed from a file in the
-    session's lake."""
+def ran(broker: Broker, lake, produced: int, tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    """`cdc run` over the topics `produced` filled and one more: killed with SIGKILL in its
+    first ingest and, started again, in its first build; then `cdc ingest` with the last
+    micro-batch's commit forgotten; `cdc run` again, the broker stopped and started under
+    it; then SIGTERM. The same records landed from a file in the session's lake."""
     home = tmp_path_factory.mktemp("run-home")
     create_topics(lake.spark, broker.bootstrap, [EXTRA_TOPIC])
     batches = home / "warehouse" / "bronze.db" / "kafka_messages"
@@ -307,9 +267,13 @@ def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory
     mid_ingest.kill()
 
     mid_build = Running(home, broker.bootstrap)
-    mid_build.wait_until(home / "warehouse" / "silver.db" / "int_cdc__decoded")
+    # during the first creation of the history (tests/test_crash_recovery.py kills `cdc
+    # build` mid-silver and at the current rows)
+    mid_build.wait_until(home / "warehouse" / "gold.db" / "cdc_row_history")
     killed["build"] = len(mid_build.cycles())
     mid_build.kill()
+    _forget_last_commit(home)
+    replayed = run(home, "cdc", "ingest", "--bootstrap-servers", broker.bootstrap, "--topics", ",".join(RUN_TOPICS))
 
     running = Running(home, broker.bootstrap)
     running.wait_for(lambda line: "lag 0 records" in line)
@@ -332,11 +296,10 @@ def ran(broker: Broker, lake, ingested, tmp_path_factory: pytest.TempPathFactory
                   or (node["resource_type"] == "test"
                       and any(parent.startswith("seed.") for parent in node["depends_on"]["nodes"]))]
 
-    landed = _landed_from_file(lake, tmp_path_factory.mktemp("run-landed"), broker.bootstrap, [*TOPICS, EXTRA_TOPIC],
-                               build=True)
+    landed = _landed_from_file(lake, tmp_path_factory.mktemp("run-landed"), broker.bootstrap, RUN_TOPICS)
     last_build = [r["unique_id"] for r in dbt_results(home)]
-    return Ran(home, killed, outage, outage_seconds, caught_up, exit_code, running.out.read_text(), last_build,
-               seed_nodes, home_rows_as_json(lake, home, LAKE_QUERIES), landed, ingested.produced + len(extra))
+    return Ran(home, killed, replayed, outage, outage_seconds, caught_up, exit_code, running.out.read_text(),
+               last_build, seed_nodes, home_rows_as_json(lake, home, LAKE_QUERIES), landed, produced + len(extra))
 
 
 def test_cdc_run_killed_anywhere_gives_the_gold_of_landing_the_same_records(ran):
@@ -347,13 +310,20 @@ def test_cdc_run_killed_anywhere_gives_the_gold_of_landing_the_same_records(ran)
         assert ran.gold[name] == ran.landed[name], name
     assert len(ran.gold["bronze"]) == ran.produced
     assert all('"times": 1' in row for row in ran.gold["bronze"])
+    # values, keys, headers and timestamps too; Avro values as base64
     assert ran.gold["bronze"] == ran.landed["bronze"]
+    assert any('"value_encoding": "base64"' in row for row in ran.gold["bronze"])
     rejecting = [row for row in ran.gold["status"] if '"rejects": 0' not in row]
     assert not rejecting, rejecting[:3]
     # every build of the run that was not killed passed its data tests: the first one
     # checked every landing batch (no build before it finished)
     failed = [line for line in ran.last_output.splitlines() if "build FAILED" in line]
     assert not failed, failed
+
+
+def test_a_micro_batch_run_again_is_not_landed_twice(ran):
+    # its records are in bronze once (the test above)
+    assert "had landed before the last run stopped: not landed again" in ran.replayed.stdout
 
 
 def test_a_cycle_with_the_project_of_the_last_build_leaves_the_seeds_out(ran):
