@@ -8,9 +8,11 @@ which its tests get as the fixture `built`. The lake it is given queues its land
 the build) and notes its landing batches (test_examples_lake checks that no two modules
 share a topic or a table). The
 modules are driven in step, so build n holds batch n of every module: a whole DAG build
-on small data costs little more for every module's messages than for one module's. dbt
-vars a module's data needs go in its `EXAMPLE_VARS` and hold for every build. The data
-tests of the project run once, over the lake the last build left.
+on small data costs little more for every module's messages than for one module's (the
+real-database harness's sixteen streams and ten thousand mutants land in the first step
+too). dbt vars a module's data needs go in its `EXAMPLE_VARS`, or, when they follow from
+the data it made, `lake.declare_vars(...)` before its first `yield`; they hold for every
+build. The data tests of the project run once, over the lake the last build left.
 
 Modules keep to their own topics, databases and tables, and every query of theirs names
 them: the lake is shared. It is built once per test run, when the first test of this
@@ -22,11 +24,11 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -39,22 +41,32 @@ if TYPE_CHECKING:
 LandExamples = Generator[None, None, Any]
 
 
-def merged_vars(modules: list[ModuleType]) -> dict[str, Any]:
-    """The union of the modules' EXAMPLE_VARS: dicts are merged key by key, any other
-    value must be the same wherever it is given."""
+def merged_vars(given: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The union of the vars each module gives (its EXAMPLE_VARS, and what it declared while
+    landing): dicts are merged key by key, any other value must be the same wherever it is
+    given."""
     merged: dict[str, Any] = {}
-    for module in modules:
-        for name, value in getattr(module, "EXAMPLE_VARS", {}).items():
+    for owner, variables in given:
+        for name, value in variables.items():
             if name not in merged:
                 merged[name] = value
             elif isinstance(value, dict) and isinstance(merged[name], dict):
                 clash = {k for k in value if k in merged[name] and merged[name][k] != value[k]}
                 if clash:
-                    raise ValueError(f"{module.__name__}: var {name} gives other values for {sorted(clash)}")
+                    raise ValueError(f"{owner}: var {name} gives other values for {sorted(clash)}")
                 merged[name] = {**merged[name], **value}
             elif merged[name] != value:
-                raise ValueError(f"{module.__name__}: var {name} differs from another module's")
+                raise ValueError(f"{owner}: var {name} differs from another module's")
     return merged
+
+
+@dataclass
+class Steps:
+    """What the modules' lakes share: the vars modules declared while landing, and how long
+    each build so far took."""
+
+    declared: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    build_seconds: list[float] = field(default_factory=list)
 
 
 class Landings:
@@ -85,16 +97,31 @@ class ModuleLake:
     """The lake as one module sees it: its landings are queued (they land before the next
     build) and their batch ids noted as the module's."""
 
-    def __init__(self, lake: Lake, landings: Landings, batches: list[int]) -> None:
+    def __init__(self, lake: Lake, landings: Landings, batches: list[int], name: str, steps: Steps) -> None:
         self._lake = lake
         self._landings = landings
         self._batches = batches
+        self._name = name
+        self._steps = steps
 
     def land(self, files: list[Any], topic: str | None = None, declared_format: str | None = None) -> int:
         """Queue the files as one landing batch; its batch id."""
         batch_id = self._landings.queue(Landing([str(f) for f in files], topic, declared_format))
         self._batches.append(batch_id)
         return batch_id
+
+    def declare_vars(self, variables: dict[str, Any]) -> None:
+        """dbt vars that the module's data needs and that are known only once it has made
+        that data (the keys of the tables a real database created): declared before the
+        first build, they hold for every build, as EXAMPLE_VARS do."""
+        if self._steps.build_seconds:
+            raise RuntimeError(f"{self._name}: vars are declared before the first build")
+        self._steps.declared.append((self._name, variables))
+
+    @property
+    def last_build_seconds(self) -> float:
+        """How long the last build took (every module's models, not the data tests)."""
+        return self._steps.build_seconds[-1]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._lake, name)
@@ -164,16 +191,16 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
     """The examples lake, built in steps from the land_examples of every selected module."""
     modules = sorted({item.module for item in request.session.items
                       if hasattr(getattr(item, "module", None), "land_examples")}, key=lambda m: m.__name__)
-    variables = merged_vars(modules)
-    build_args = ("--vars", json.dumps(variables)) if variables else ()
-    built = ExamplesLake(lake, build_args=build_args)
+    built = ExamplesLake(lake)
     lake.reset()
     landings = Landings(lake)
+    steps = Steps()
     active: dict[str, LandExamples] = {}
     for module in modules:
         batches = built.batches.setdefault(module.__name__, [])
         tmp = Path(tmp_path_factory.mktemp(module.__name__))
-        active[module.__name__] = module.land_examples(ModuleLake(lake, landings, batches), tmp)
+        active[module.__name__] = module.land_examples(ModuleLake(lake, landings, batches, module.__name__, steps),
+                                                       tmp)
     builds = 0
     while active:
         for name, landing in list(active.items()):
@@ -183,17 +210,23 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
                 built.results[name] = done.value
                 del active[name]
         landings.flush()
-        if active and builds == 0:
-            lake.build(*build_args, "--exclude", "resource_type:test")
-            builds += 1
-        elif active:
+        if builds == 0:
+            variables = merged_vars([(m.__name__, getattr(m, "EXAMPLE_VARS", {})) for m in modules] + steps.declared)
+            built.build_args = ("--vars", json.dumps(variables)) if variables else ()
+        if not active:
+            break
+        started = time.monotonic()
+        if builds == 0:
+            lake.build(*built.build_args, "--exclude", "resource_type:test")
+        else:
             with readers_polling(lake) as seen:
-                lake.build(*build_args, "--exclude", "resource_type:test")
+                lake.build(*built.build_args, "--exclude", "resource_type:test")
             built.readers.append(seen)
-            builds += 1
+        steps.build_seconds.append(time.monotonic() - started)
+        builds += 1
     if builds:
         # the data tests (accounting, keys, accepted values) once, over the final lake
-        lake.build(*build_args, "--select", "resource_type:test")
+        lake.build(*built.build_args, "--select", "resource_type:test")
     return built
 
 

@@ -11,7 +11,7 @@ different batches wait for their partner), then the second batch landed again. B
 to the reference fold; landing the second batch again changes nothing. The three
 landings are steps of the examples lake (tests/examples/conftest.py). The generated
 streams are for volume and combinations; the real-database harness
-(tests/test_realdb_harness.py) is where truth comes from.
+(tests/examples/test_realdb_harness.py) is where truth comes from.
 
 Where a format cannot carry the stream as it is, the test says so:
 - cdl_json has no TRUNCATE operation: its stream leaves the truncate out.

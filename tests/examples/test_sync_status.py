@@ -34,6 +34,10 @@ with decoded as (
     union all
     select topic, null, 'duplicate', null, null, null, null
     from silver.stg_cdc__messages where is_duplicate
+    union all
+    -- a half still waiting for its partner counts nothing, but gives its table a row
+    select topic, table_id, 'waiting', null, null, null, null
+    from silver.cdc_update_halves where not is_paired
 )
 select topic, table_id,
     count_if(record_kind = 'change') as changes,

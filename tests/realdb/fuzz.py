@@ -1,4 +1,4 @@
-"""Mutated Kafka records for the fuzz test (tests/test_realdb_harness.py).
+"""Mutated Kafka records for the fuzz test (tests/examples/test_realdb_harness.py).
 
 Seeds are valid records of every format (the real-database renderings and the bundled
 vendor samples), moved to databases of their own (`rdb_` -> `fzz_`, the same length, so
@@ -35,6 +35,7 @@ HUGE_NUMBERS = ["1e99999", "-1e-99999", "9" * 400, "1234567898765432123456789876
 OP_KEYS = {"type", "op", "opType", "_operation_type_", "operation", "recordType", "operationType"}
 NAME_KEYS = {"database", "table", "db", "schema", "tableName", "objectName", "coll", "_source_table_",
              "schemaName", "dbName", "TABLE_NAME", "SCHEMA_NAME"}
+SAMPLE_NAME_KEYS = NAME_KEYS | {"SEG_OWNER"}
 TIME_KEYS = re.compile(r"^(es|ts|ts_ms|ts_us|ts_ns|timestamp|TIMESTAMP|sourceTimestamp|eventMs|_execute_time_|"
                        r"clusterTime|executeTime|eventTime|systemTime|born_ts|sourceTime)$")
 
@@ -50,6 +51,19 @@ class Mutant:
     mutation: str
     line: bytes
     declared_format: str | None
+
+
+def moved_sample(line: str) -> str:
+    """A vendor sample's record in the fuzz databases: every name of a source database,
+    schema or table gets the `fzz_` prefix (the samples use no `rdb_` names)."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: FUZZ_PREFIX.decode() + v if k in SAMPLE_NAME_KEYS and isinstance(v, str) else walk(v)
+                    for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+    return json.dumps(walk(json.loads(line)), ensure_ascii=False)
 
 
 def moved(record: Record, topic: str) -> Record:

@@ -31,6 +31,9 @@ from typing import Literal
 from realdb.model import Value
 
 UTC = dt.UTC
+# the PostgreSQL schema of products: not "inventory", which CDL 1.0 (schema.table ids) would share
+# with the Debezium examples' inventory.products in the examples lake
+PG_ASIDE = "warehouse"
 
 
 @dataclass(frozen=True)
@@ -317,6 +320,7 @@ def postgres_type_columns() -> list[Col]:
 class _Dialect:
     name: Literal["mariadb", "postgres"]
     main: str  # namespace of most tables (MariaDB database / PostgreSQL schema)
+    aside: str  # namespace of products (PostgreSQL CDL names schema.table: unique among the examples)
     literal: Callable[[Value], str]
     type_columns: list[Col]
     scale: float  # share of the MariaDB volume
@@ -354,7 +358,7 @@ class _Generator:
     # --- helpers
 
     def t(self, table: str) -> str:
-        ns = "inventory" if table == "products" else self.d.main
+        ns = self.d.aside if table == "products" else self.d.main
         return f"{ns}.{table}"
 
     def emit(self, sql: str, kind: Literal["dml", "ddl", "truncate", "tx"] = "dml", new_second: bool = False) -> None:
@@ -671,15 +675,15 @@ def _mariadb_create(type_cols: list[Col]) -> list[str]:
 def _postgres_create(type_cols: list[Col]) -> list[str]:
     columns = ",\n  ".join(f"{c.name} {c.sql_type}" for c in type_cols)
     return [
-        "CREATE SCHEMA inventory",
+        f"CREATE SCHEMA {PG_ASIDE}",
         f"CREATE TABLE public.all_types (\n  id integer NOT NULL PRIMARY KEY,\n  {columns}\n)",
         "CREATE TABLE public.order_lines (order_id bigint NOT NULL, sku varchar(32) NOT NULL, qty integer NOT NULL, "
         "price numeric(12,2), note text, PRIMARY KEY (order_id, sku))",
         "CREATE TABLE public.events_log (kind varchar(20), amount numeric(10,2), note text, at timestamp(3))",
         "ALTER TABLE public.events_log REPLICA IDENTITY FULL",  # no key: the old row identifies it
-        "CREATE TABLE inventory.products (code text NOT NULL PRIMARY KEY, name text, price numeric(38,10), "
+        f"CREATE TABLE {PG_ASIDE}.products (code text NOT NULL PRIMARY KEY, name text, price numeric(38,10), "
         "stock integer, attrs jsonb, updated timestamptz(6))",
-        "ALTER TABLE inventory.products REPLICA IDENTITY FULL",  # full before images here, key-only elsewhere
+        f"ALTER TABLE {PG_ASIDE}.products REPLICA IDENTITY FULL",  # full before images here, key-only elsewhere
         "CREATE TABLE public.hot (id integer NOT NULL PRIMARY KEY, n integer, label text)",
         "CREATE TABLE public.staging (id integer NOT NULL PRIMARY KEY, payload text)",
     ]
@@ -691,13 +695,13 @@ def _edge_values(ns: str, cols: list[Col]) -> dict[tuple[str, str, str], list[Va
 
 def mariadb_workload(seed: int = 1) -> Workload:
     cols = mariadb_type_columns()
-    dialect = _Dialect("mariadb", "shop", mariadb_literal, cols, 1.0, _mariadb_create(cols))
+    dialect = _Dialect("mariadb", "shop", "inventory", mariadb_literal, cols, 1.0, _mariadb_create(cols))
     statements = _Generator(dialect, random.Random(seed)).build()
     return Workload("mariadb", statements, ("shop", "inventory"), _edge_values("shop", cols))
 
 
 def postgres_workload(seed: int = 1) -> Workload:
     cols = postgres_type_columns()
-    dialect = _Dialect("postgres", "public", postgres_literal, cols, 0.4, _postgres_create(cols))
+    dialect = _Dialect("postgres", "public", PG_ASIDE, postgres_literal, cols, 0.4, _postgres_create(cols))
     statements = _Generator(dialect, random.Random(seed)).build()
-    return Workload("postgres", statements, ("public", "inventory"), _edge_values("public", cols))
+    return Workload("postgres", statements, ("public", PG_ASIDE), _edge_values("public", cols))
