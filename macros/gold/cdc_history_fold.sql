@@ -3,10 +3,11 @@
     keys with a patch folded by the UDF cdc_fold_documents first, `documents_folded`, when
     `fold_documents`) become one version per event (`folded`: presence, row image, row
     count), then the versions with their validity (`versions`). A key whose events are all
-    whole-row upserts and deletes, none moving the key away (`is_simple`), carries no
-    state from one event to the next: its versions are its seed, if it has one, then one
-    per event (an upsert sets the row, a delete ends the key's presence and keeps the row
-    of the last upsert or of the seed, found by a window function in `versions`). Any
+    whole-row upserts and deletes, none moving the key away and no delete right after a
+    delete (`is_simple`), carries no state from one event to the next: its versions are
+    its seed, if it has one, then one per event (an upsert sets the row, a delete ends the
+    key's presence and keeps the row of the version before it, an upsert or the seed,
+    in `versions`). Any
     other key is folded in SQL, event by event (`aggregate`; ties across partitions
     resolved by the key's state); it would give simple keys the same versions, at a
     higher cost. -#}
@@ -68,7 +69,10 @@ documents_folded as ( -- used through `fold_documents` in folded below -- noqa: 
 fold_input as (
     select
         *,
-        forall(events, e -> e.action in ('upsert', 'delete') and e.kind != 'move_away') as is_simple
+        forall(events, e -> e.action in ('upsert', 'delete') and e.kind != 'move_away')
+        and forall(sequence(2, greatest(size(events), 2)), i -> size(events) < i
+            or not (element_at(events, i).action = 'delete' and element_at(events, i - 1).action = 'delete'))
+            as is_simple
     from {{ 'documents_folded' if fold_documents else 'per_key' }}
 ),
 
@@ -152,41 +156,34 @@ folded as (
     from fold_input
 ),
 
-exploded as (
-    select
-        folded.table_id,
-        folded.row_key,
-        folded.is_keyed,
-        folded.is_simple,
-        v.pos as version_index,
-        v.version
-    from folded
-        lateral view posexplode(versions) v as pos, version
-),
-
 visible as (
     -- a truncate event only closes a row that exists at that moment
-    select * from exploded
-    where not (version.op = 'TRUNCATE' and not version.was_present)
-),
-
-versions as (
     select
         table_id,
         row_key,
-        case when is_simple then
-            -- the image wrapped, so that an upsert of a NULL image counts as the last upsert
-            -- (a seed's counts too: a deleted one holds the row of the upsert before it)
-            last(case when version.present or version.was_present then struct(version.row as image) end, true) over (
-                partition by table_id, row_key order by version_index
-                rows between unbounded preceding and current row
-            ).image
-        else version.row end as row,
+        is_keyed,
+        is_simple,
+        filter(versions, v -> not (v.op = 'TRUNCATE' and not v.was_present)) as versions
+    from folded
+),
+
+versions as (
+    -- each version with its validity, ended by the next one (a key's versions are in
+    -- change order in its array: no sort of all versions). A delete of a simple key keeps
+    -- the row of the version before it: an upsert, or the seed (is_simple has no delete
+    -- right after a delete); a seed that is a delete holds the row of the upsert before it
+    select
+        table_id,
+        row_key,
+        case when is_simple and not (version.present or coalesce(version.was_present, false))
+            then version.previous_row
+            else version.row
+        end as row,
         version.row_count as row_count,
         version.op as op,
         version.event_ts as valid_from,
-        lead(version.event_ts) over (partition by table_id, row_key order by version_index) as valid_to,
-        lead(version_index) over (partition by table_id, row_key order by version_index) is null as is_current,
+        version.valid_to,
+        version.is_current,
         not version.present as is_deleted,
         is_keyed,
         version.position.sort_key as sort_key,
@@ -196,5 +193,13 @@ versions as (
         version.change_id as change_id,
         version.landing_batch_id as landing_batch_id
     from visible
+        lateral view explode(transform(versions, (v, i) -> named_struct(
+            'position', v.position, 'op', v.op, 'event_ts', v.event_ts, 'change_id', v.change_id,
+            'landing_batch_id', v.landing_batch_id, 'was_present', v.was_present, 'present', v.present,
+            'row', v.row, 'row_count', v.row_count,
+            'previous_row', get(versions, i - 1).row,
+            'valid_to', get(versions, i + 1).event_ts,
+            'is_current', i = size(versions) - 1
+        ))) v as version
 )
 {%- endmacro %}
