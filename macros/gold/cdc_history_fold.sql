@@ -70,9 +70,10 @@ fold_input as (
     select
         *,
         forall(events, e -> e.action in ('upsert', 'delete') and e.kind != 'move_away')
-        and forall(sequence(2, greatest(size(events), 2)), i -> size(events) < i
-            or not (element_at(events, i).action = 'delete' and element_at(events, i - 1).action = 'delete'))
-            as is_simple
+        and not exists(
+            transform(events, (e, i) -> i > 0 and e.action = 'delete' and get(events, i - 1).action = 'delete'),
+            after_delete -> after_delete
+        ) as is_simple
     from {{ 'documents_folded' if fold_documents else 'per_key' }}
 ),
 

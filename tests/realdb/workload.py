@@ -697,11 +697,11 @@ def mariadb_workload(seed: int = 1) -> Workload:
     cols = mariadb_type_columns()
     dialect = _Dialect("mariadb", "shop", "inventory", mariadb_literal, cols, 1.0, _mariadb_create(cols))
     statements = _Generator(dialect, random.Random(seed)).build()
-    return Workload("mariadb", statements, ("shop", "inventory"), _edge_values("shop", cols))
+    return Workload("mariadb", statements, (dialect.main, dialect.aside), _edge_values(dialect.main, cols))
 
 
 def postgres_workload(seed: int = 1) -> Workload:
     cols = postgres_type_columns()
     dialect = _Dialect("postgres", "public", PG_ASIDE, postgres_literal, cols, 0.4, _postgres_create(cols))
     statements = _Generator(dialect, random.Random(seed)).build()
-    return Workload("postgres", statements, ("public", PG_ASIDE), _edge_values("public", cols))
+    return Workload("postgres", statements, (dialect.main, dialect.aside), _edge_values(dialect.main, cols))
