@@ -14,6 +14,7 @@ import pytest
 if TYPE_CHECKING:
     from cdclake.lake import Lake
     from decoder_support import Decoders
+    from early import EarlyJobs
     from process_support import UserHome
 
 # A fresh state folder per run; set CDC_TEST_HOME to keep it somewhere to look at.
@@ -50,11 +51,34 @@ def decoders(lake: Lake) -> Decoders:
     return Decoders(lake)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EarlyJobs]:
+    """The state folders used as a user would, by processes of their own, that the selected
+    tests need: started now, in the background (tests/early.py)."""
+    from early import EarlyJobs
+
+    jobs = EarlyJobs()
+    needed = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
+    if "user_home" in needed:
+        from process_support import crashed_and_rebuilt
+
+        home = tmp_path_factory.mktemp("user-home")
+        jobs.start("user home", lambda: crashed_and_rebuilt(home))
+    if "ran" in needed and os.environ.get("CDC_SKIP_KAFKA") != "1":
+        from kafka_run import run_kafka
+
+        lake = request.getfixturevalue("lake")
+        folder = tmp_path_factory.mktemp("kafka-run")
+        jobs.start("kafka run", lambda: run_kafka(lake.spark, folder))
+    yield jobs
+    jobs.close()
+
+
 @pytest.fixture(scope="session")
-def user_home(tmp_path_factory: pytest.TempPathFactory) -> UserHome:
+def user_home(early: EarlyJobs, tmp_path_factory: pytest.TempPathFactory) -> UserHome:
     """A state folder landed, crashed twice and rebuilt by plain dbt, each command in
     a process of its own (tests/process_support.py): the crash-recovery and command tests
     share it."""
     from process_support import crashed_and_rebuilt
 
-    return crashed_and_rebuilt(tmp_path_factory.mktemp("user-home"))
+    return early.result("user home", lambda: crashed_and_rebuilt(tmp_path_factory.mktemp("user-home")))
