@@ -75,10 +75,8 @@ def early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
 
 @pytest.fixture(scope="session")
-def user_home(early: EarlyJobs, tmp_path_factory: pytest.TempPathFactory) -> UserHome:
+def user_home(early: EarlyJobs) -> UserHome:
     """A state folder landed, crashed twice and rebuilt by plain dbt, each command in
-    a process of its own (tests/process_support.py): the crash-recovery and command tests
-    share it."""
-    from process_support import crashed_and_rebuilt
-
-    return early.result("user home", lambda: crashed_and_rebuilt(tmp_path_factory.mktemp("user-home")))
+    a process of its own (tests/process_support.py, started by `early`): the
+    crash-recovery and command tests share it."""
+    return early.result("user home")

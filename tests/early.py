@@ -26,11 +26,12 @@ class EarlyJobs:
     def start(self, name: str, job: Callable[[], Any]) -> None:
         self._jobs[name] = self._pool.submit(job)
 
-    def result(self, name: str, job: Callable[[], Any]) -> Any:
-        """What the job `name` started with returned (raising what it raised); `job`, run
-        now, when none was started."""
-        started = self._jobs.get(name)
-        return job() if started is None else started.result()
+    def result(self, name: str) -> Any:
+        """What the job `name` returned (raising what it raised), once it has ended."""
+        if name not in self._jobs:
+            raise KeyError(f"no early job {name!r}: the fixture `early` (tests/conftest.py) starts each job "
+                           "when a selected test needs its fixture")
+        return self._jobs[name].result()
 
     def close(self) -> None:
         """Wait for the jobs still running (their child processes end with them)."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from kafka_run import TOPICS, KafkaRun, generated_canal, records_of, run_kafka
+from kafka_run import TOPICS, KafkaRun, generated_canal, records_of
 from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, produce
 from process_support import GOLD_QUERIES, home_rows_as_json, rows_as_json, run
 
@@ -142,10 +142,10 @@ class Ran:
 
 
 @pytest.fixture(scope="module")
-def ran(early: EarlyJobs, lake, tmp_path_factory: pytest.TempPathFactory) -> Ran:
+def ran(early: EarlyJobs, lake) -> Ran:
     """The `cdc run` of tests/kafka_run.py (started when the session started), and the
     same records landed from a file in the session's lake."""
-    done: KafkaRun = early.result("kafka run", lambda: run_kafka(lake.spark, tmp_path_factory.mktemp("kafka-run")))
+    done: KafkaRun = early.result("kafka run")
     return Ran(done, home_rows_as_json(lake, done.home, LAKE_QUERIES), _landed_from_file(lake, done.dump))
 
 
