@@ -73,15 +73,17 @@ def _forget_last_commit(home: Path) -> None:
 
 
 class Running:
-    """A `cdc run` process in its own process group, its output in a file."""
+    """A `cdc run` process in its own process group, its output in a file; with the JVM
+    options of a short process unless `long_running` (process_support.home_env)."""
 
-    def __init__(self, home: Path, bootstrap: str, *extra: str) -> None:
+    def __init__(self, home: Path, bootstrap: str, *extra: str, long_running: bool = False) -> None:
         self.out = home / f"run-{time.monotonic_ns()}.log"
         with self.out.open("w") as log:
             self.process = subprocess.Popen(
                 [str(BIN / "cdc"), "run", "--every", "2s", "--bootstrap-servers", bootstrap,
                  "--topics", ",".join(RUN_TOPICS), "--timeout", "5", *extra],
-                cwd=PROJECT, env=home_env(home), start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
+                cwd=PROJECT, env=home_env(home, long_running), start_new_session=True, stdout=log,
+                stderr=subprocess.STDOUT)
 
     def cycles(self) -> list[str]:
         return [line for line in self.out.read_text().splitlines() if line.startswith("cycle ")]
@@ -173,7 +175,7 @@ def _run_kafka(spark: SparkSession, broker: Broker, folder: Path) -> KafkaRun:
     _forget_last_commit(home)
     replayed = run(home, "cdc", "ingest", "--bootstrap-servers", broker.bootstrap, "--topics", ",".join(RUN_TOPICS))
 
-    running = Running(home, broker.bootstrap)
+    running = Running(home, broker.bootstrap, long_running=True)
     running.wait_for(lambda line: "lag 0 records" in line)
     broker.stop()
     stopped = time.monotonic()
