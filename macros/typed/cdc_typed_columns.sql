@@ -7,7 +7,7 @@
     {%- endif -%}
     {%- set found = run_query(
         'select column_name, table_type from ' ~ columns_model
-        ~ ' where is_current_type and ' ~ cdc_is_table(table_id, partitioned=true)
+        ~ ' where is_current_type and ' ~ cdc_is_table(table_id)
         ~ ('' if keep else ' and not is_dropped')
         ~ ' order by column_position is null, column_position, first_seen_ts, column_name'
     ) -%}

@@ -2,7 +2,7 @@
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
-        partition_by=['table_hash'],
+        on_schema_change='fail',
     )
 }}
 
@@ -11,13 +11,18 @@
     gives the column's type now, and table_type is what the typed models
     (cdc_table, cdc_table_history, cdc_table_as_of) cast it to.
 
-    Incremental runs rebuild the tables (partitions, table_hash) that new sightings touch, from all
-    their sightings. After editing seeds/cdc_type_map.csv, rebuild every table with
+    Incremental runs rebuild the tables that new sightings touch, from all their
+    sightings, and keep the rows of the others: the table (a row per column and type of
+    every source table) is rewritten whole, in one file and one commit, reading its
+    previous rows from its last version. A table partitioned per source table read a file
+    per table at every use (660 in the tests' lake: 3 s for 13,000 rows). An overwrite
+    writes exactly what the query returns, so with nothing new the query returns the
+    table as it is. After editing seeds/cdc_type_map.csv, rebuild every table with
     `cdc build --full-refresh -s cdc_table_columns+`. -#}
 
 {% if cdc_nothing_new(ref('int_cdc__column_sightings'), mark_column='built_through_batch_id') %}
 
-select * from {{ this }} where false
+select * from {{ this }}
 
 {% else %}
 
@@ -144,13 +149,19 @@ final as (
         (
             select max(all_sightings.landing_batch_id)
             from {{ ref('int_cdc__column_sightings') }} as all_sightings
-        ) as built_through_batch_id,
-        {{ cdc_partition_hash('ranked.table_id') }} as table_hash
+        ) as built_through_batch_id
     from positioned as ranked
     left join drops
         on ranked.table_id = drops.table_id and ranked.column_name = drops.column_name
 )
 
 select * from final
+{% if is_incremental() %}
+union all
+-- the tables no new sighting touches, as the last build left them
+select kept.*
+from {{ this }} as kept
+left anti join touched_tables on kept.table_id = touched_tables.table_id
+{% endif %}
 
 {% endif %}

@@ -5,7 +5,6 @@ every bronze record is accounted for exactly once. One step of the examples lake
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -230,23 +229,20 @@ def test_epoch_times_out_of_range_are_rejects(lake, landed):
 
 
 def test_hostile_names_are_data_not_folder_names(lake, landed):
-    """Table names with NUL, '/', 300 characters: the schema history partitions by a hash
-    of the table id, gold is not partitioned (the per-table folders could not be created, and
-    cdc_table_columns, cdc_row_history and cdc_sync_status failed for every table)."""
+    """Table names with NUL, '/', 300 characters: no table is partitioned by a source name
+    (the per-table folders could not be created, and cdc_table_columns, cdc_row_history and
+    cdc_sync_status failed for every table)."""
     from cdclake import paths
 
     live = {r["table_id"]: r["row"]["v"] for r in lake.rows(
         "select table_id, row from gold.cdc_current_rows where table_id like 'odd.%'")}
     assert sorted(live.values()) == sorted(f"{db}/{table}" for db, table in NAMES if db == "odd")
     assert "odd.nul\u0000name" in live and f"odd.{'x' * 300}" in live
-    # the schema history is partitioned by a hash of the name: every folder but Delta's log
-    # (_delta_log) is a partition; gold is not partitioned
-    folders = [p.name for p in (paths.warehouse_dir() / "silver.db" / "cdc_table_columns").iterdir()
-               if p.is_dir() and not p.name.startswith("_")]
-    assert folders and all(re.fullmatch("table_hash=[0-9a-f]{16}", f) for f in folders), folders
-    for table in ("cdc_current_rows", "cdc_row_history"):
-        assert not [p for p in (paths.warehouse_dir() / "gold.db" / table).iterdir()
-                    if p.is_dir() and not p.name.startswith("_")]
+    # the schema history, gold and the sync status have no folder but Delta's log (_delta_log)
+    for table in ("silver.db/cdc_table_columns", "gold.db/cdc_current_rows", "gold.db/cdc_row_history",
+                  "gold.db/cdc_sync_status"):
+        assert not [p for p in (paths.warehouse_dir() / table).iterdir()
+                    if p.is_dir() and not p.name.startswith("_")], table
     assert (lake.rows("select count(*) as n from gold.cdc_sync_status where topic = 'names.canal'")[0]["n"]
             == len(NAMES) + len(DECIMALS))
 
