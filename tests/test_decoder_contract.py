@@ -5,7 +5,6 @@ the same columns. No build: every decoder is compiled over an empty VALUES-like 
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from pathlib import Path
@@ -23,17 +22,10 @@ def contract(lake) -> list[dict[str, Any]]:
     return json.loads(lake.compile_inline("{{ tojson(cdc_decoded_contract()) }}"))
 
 
-@functools.cache
-def decoder_sql(lake, format_id: str) -> str:
-    """decode_<format> over the unit view, compiled once per format (a dbt compile costs
-    about a second)."""
-    return lake.compile_inline(f"{{{{ decode_{format_id}('unit_messages') }}}}")
-
-
 @pytest.mark.parametrize("format_id", FORMATS)
 def test_decoder_emits_the_contract_columns_and_types(lake, decoders, contract, format_id):
     decoders.load(format_id, [])
-    schema = lake.spark.sql(decoder_sql(lake, format_id)).schema
+    schema = lake.spark.sql(decoders.decoder_sql(format_id)).schema
     actual = [(f.name, f.dataType.simpleString()) for f in schema.fields]
     expected = [(c["name"], c["type"].replace(" ", "")) for c in contract]
     assert actual == expected
@@ -46,7 +38,7 @@ def test_the_batch_window_reaches_the_messages_a_decoder_reads(lake, decoders, f
     build would decode every message again."""
     decoders.load(format_id, [])
     plan = lake.spark.sql(
-        f"explain extended select * from ({decoder_sql(lake, format_id)}) where landing_batch_id > 41"
+        f"explain extended select * from ({decoders.decoder_sql(format_id)}) where landing_batch_id > 41"
     ).collect()[0][0]
     optimized = plan.split("== Optimized Logical Plan ==")[1].split("== Physical Plan ==")[0]
     lines = [line for line in optimized.splitlines() if line.strip()]
