@@ -1,14 +1,16 @@
 """The commands as a user types them, each in its own process, on the state folder of the
 fixture user_home (tests/process_support.py: `cdc land` of four samples, two killed
 builds, then plain `dbt build`; the dbt plugin gives it the Spark session and the UDFs):
-`cdc sql --json` and `cdc sql` over what it built, plain `dbt docs generate`, and a
-`cdc land` refused before Spark starts. Plain `dbt parse` and `dbt ls`, in a state folder of
-their own, start no Spark."""
+`cdc sql --json` over what it built, plain `dbt docs generate`, and a `cdc land` refused
+before Spark starts. Plain `dbt parse` and `dbt ls`, in a state folder of their own, start
+no Spark. `cdc sql` printing a table runs in this process (cdclake.cli.main), on the
+session's lake."""
 
 from __future__ import annotations
 
 import json
 
+from cdclake import cli
 from process_support import dbt_target, run
 
 
@@ -41,8 +43,10 @@ def test_cdc_land_explains_a_missing_topic(user_home, tmp_path):
     assert "give the topic with --topic" in done.stderr
 
 
-def test_cdc_sql_prints_a_table(user_home):
-    out = run(user_home.home, "cdc", "sql", "select 1 as n, map('a', 'b') as m").stdout
+def test_cdc_sql_prints_a_table(lake, capsys):
+    # in this process, on the session's lake: `cdc sql --json` above runs in a process of its own
+    assert cli.main(["sql", "select 1 as n, map('a', 'b') as m"]) == 0
+    out = capsys.readouterr().out
     assert "| n | m          |" in out and '| 1 | {"a": "b"} |' in out and "(1 row)" in out
 
 

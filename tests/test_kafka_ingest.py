@@ -1,8 +1,8 @@
 """`cdc ingest` and `cdc run` from a real Kafka broker (tests/kafka_support.py), each command
-a process of its own as a user runs it.
+a process of its own as a user runs it, but two errors found before anything is read.
 
-The errors of `cdc ingest` (a missing topic, an unreachable broker, bad credentials) on a
-broker of this module. `cdc run` killed and restarted in a state folder of its own, on a
+The errors of `cdc ingest` (a missing topic, an unreachable broker: in this process, on
+the session's lake; bad credentials: in a process) on a broker of this module. `cdc run` killed and restarted in a state folder of its own, on a
 broker of its own (tests/kafka_run.py, started when the session starts: tests/early.py).
 The test session's lake lands the same records from a file, read back from Kafka with
 Spark's batch reader (in this process: a lake of its own would start Spark cold), and
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from cdclake import cli, paths
 from kafka_run import TOPICS, KafkaRun, generated_canal, records_of
 from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, produce
 from process_support import GOLD_QUERIES, home_rows_as_json, rows_as_json, run
@@ -70,35 +71,41 @@ def produced(broker: Broker, lake) -> int:
     return len(records)
 
 
-@pytest.fixture(scope="module")
-def empty_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("ingest-errors")
+def _written() -> tuple[list[Path], list[Path]]:
+    """The subscriptions' checkpoints and bronze's landing batches of this process's lake."""
+    home = paths.cdc_home()
+    return (sorted((home / "checkpoints").glob("*")),
+            sorted(paths.table_dir("bronze.kafka_messages").glob("landing_batch_id=*")))
+
+
+def _ingest_error(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """The one line on stderr of `cdc ingest args` failing (exit 1), having written nothing.
+    In this process, on the session's lake (cdclake.cli.main, what the `cdc` command runs):
+    the SASL test below and the `cdc run` state folder run `cdc ingest` in processes of their
+    own, and a cold JVM costs 15-30 CPU-s."""
+    before = _written()
+    assert cli.main(["ingest", *args]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and err.count("\n") == 1 and err.startswith("error: "), out + err
+    assert _written() == before
+    return err.rstrip("\n")
 
 
 @pytest.mark.parametrize(("args", "error"), [
     (["--topics", "no.such.topic"], "no topic 'no.such.topic' on 127.0.0.1:"),
     (["--topic-pattern", r"nothing\..*"], r"no topic of 127.0.0.1:\d+ matches --topic-pattern"),
 ])
-def test_a_missing_topic_is_a_one_line_error_and_writes_nothing(broker, empty_home, args, error):
-    done = run(empty_home, "cdc", "ingest", "--bootstrap-servers", broker.bootstrap, *args, check=False)
-    assert done.returncode == 1, done.stdout + done.stderr
-    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
-    assert errors == done.stderr.splitlines()[-1:] and re.search(error, errors[0]), done.stderr
-    assert "Traceback" not in done.stderr
-    assert not (empty_home / "checkpoints").exists()
-    assert not any((empty_home / "warehouse" / "bronze.db" / "kafka_messages").glob("landing_batch_id=*"))
+def test_a_missing_topic_is_a_one_line_error_and_writes_nothing(broker, lake, capsys, args, error):
+    assert re.search(error, _ingest_error(capsys, "--bootstrap-servers", broker.bootstrap, *args))
 
 
-def test_an_unreachable_broker_is_a_one_line_error(empty_home):
+def test_an_unreachable_broker_is_a_one_line_error(lake, capsys):
     from kafka_support import _free_port
 
     started = time.monotonic()
-    done = run(empty_home, "cdc", "ingest", "--bootstrap-servers", f"127.0.0.1:{_free_port()}",
-               "--topics", "a", "--timeout", "3", check=False)
-    assert done.returncode == 1
-    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
-    assert errors == done.stderr.splitlines()[-1:], done.stderr
-    assert errors[0].startswith("error: cannot list the topics of 127.0.0.1:"), done.stderr
+    error = _ingest_error(capsys, "--bootstrap-servers", f"127.0.0.1:{_free_port()}", "--topics", "a",
+                          "--timeout", "3")
+    assert error.startswith("error: cannot list the topics of 127.0.0.1:"), error
     assert time.monotonic() - started < 120
 
 
