@@ -2,8 +2,9 @@
 a process of its own as a user runs it, but two errors found before anything is read.
 
 The errors of `cdc ingest` (a missing topic, an unreachable broker: in this process, on
-the session's lake; bad credentials: in a process) on a broker of this module. `cdc run` killed and restarted in a state folder of its own, on a
-broker of its own (tests/kafka_run.py, started when the session starts: tests/early.py).
+the session's lake; bad credentials: in a process) on a broker of this module. `cdc run`
+killed and restarted in a state folder of its own, on a broker of its own
+(tests/kafka_run.py, started when the session starts: tests/early.py).
 The test session's lake lands the same records from a file, read back from Kafka with
 Spark's batch reader (in this process: a lake of its own would start Spark cold), and
 builds them: the gold must be the same, and bronze must hold each Kafka record once.
