@@ -161,10 +161,10 @@ canonical as (
     select
         *,
         case when needs_canonical then element_at(transform(
-            array(transform_values(column_types, (k, t) -> {{ cdc_base_type('t') }})),
-            base_types -> transform(
+            array(transform_values(column_types, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t))),
+            types -> transform(
                 array(raw_before, raw_after),
-                img -> transform_values(img, (k, x) -> {{ canal_family_value('x', 'base_types[k]', 'column_types[k]', format_id) }})
+                img -> {{ cdc_zip_image('img', 'types', canal_family_value('zipped.x', 'zipped.col_info.base', 'zipped.col_info.full', format_id)) }}
             )
         ), 1) else array(raw_before, raw_after) end as canonical_images
     from exploded

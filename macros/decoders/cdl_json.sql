@@ -148,7 +148,7 @@ canonical as (
         *,
         case when needs_canonical then transform(
             array(raw_before, raw_after),
-            img -> transform_values(img, (k, x) -> {{ _cdl_json_value('x', 'fields[k]') }})
+            img -> {{ cdc_zip_image('img', 'fields', _cdl_json_value('zipped.x', 'zipped.col_info')) }}
         ) else array(raw_before, raw_after) end as images
     from imaged
 ),

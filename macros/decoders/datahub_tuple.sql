@@ -114,7 +114,7 @@ canonical as (
         case when reject_reason is not null then 'reject' when vendor_op = 'U' then 'half' else 'change' end
             as record_kind,
         case when reject_reason is null then
-            transform_values(row_values, (k, x) -> {{ _datahub_tuple_value('x', 'declared_types[k]', 'k', 'value_text') }})
+            {{ cdc_zip_image('row_values', 'declared_types', _datahub_tuple_value('zipped.x', 'zipped.col_info', 'k', 'value_text')) }}
         end as image,
         case when reject_reason is null then
             transform_values(row_values, (k, x) -> schema_of_variant(x))

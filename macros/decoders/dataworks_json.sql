@@ -173,11 +173,16 @@ canonical as (
         *,
         -- both images through one lambda: Spark analyses, optimises and compiles each copy
         -- of the value expression
-        case when record_kind in ('change', 'half') then transform(
-            array(image_before, image_after),
-            img -> transform_values(img, (k, x) -> {{ _dataworks_value('x', 'upper(column_types[k])',
-                                                                        'declared_types[k]') }})
-        ) end as canonical_images
+        case when record_kind in ('change', 'half') then element_at(transform(
+            array(map_zip_with(
+                column_types, coalesce(declared_types, map()),
+                (k, t, d) -> named_struct('type', upper(t), 'declared', d)
+            )),
+            columns -> transform(
+                array(image_before, image_after),
+                img -> {{ cdc_zip_image('img', 'columns', _dataworks_value('zipped.x', 'zipped.col_info.type', 'zipped.col_info.declared')) }}
+            )
+        ), 1) end as canonical_images
     from declared
 ),
 

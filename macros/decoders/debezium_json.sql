@@ -227,6 +227,16 @@ untoasted as (
     from imaged
 ),
 
+described as (
+    select
+        *,
+        -- what the value of each column is read by (cdc_zip_image)
+        transform_values(
+            column_schema, (c, t) -> named_struct('schema', t, 'is_number', array_contains(number_columns, c))
+        ) as column_info
+    from untoasted
+),
+
 canonical as (
     select
         *,
@@ -234,9 +244,7 @@ canonical as (
         -- optimises and compiles each copy of it
         case when column_schema is not null then transform(
             array(kept_before, kept_after),
-            img -> transform_values(
-                img, (c, x) -> {{ _debezium_value('x', 'column_schema[c]', 'array_contains(number_columns, c)') }}
-            )
+            img -> {{ cdc_zip_image('img', 'column_info', _debezium_value('zipped.x', 'zipped.col_info.schema', 'zipped.col_info.is_number')) }}
         ) else array(kept_before, kept_after) end as canonical_images,
         -- a before image missing columns of the after image (key-only, PostgreSQL REPLICA
         -- IDENTITY DEFAULT), a delete's row rebuilt from the key, or a TOASTed column dropped
@@ -246,7 +254,7 @@ canonical as (
             or (kept_after is not null and exists(map_keys(kept_after), c -> not map_contains_key(kept_before, c)))
         ) as before_partial,
         kept_after is not null and size(kept_after) < size(after_image) as after_partial
-    from untoasted
+    from described
 ),
 
 decoder_rows as (

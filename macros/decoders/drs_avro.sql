@@ -150,8 +150,10 @@ canonical as (
         * except (before_image, after_image),
         -- both images through one lambda: Spark analyses, optimises and compiles each copy
         -- of the value expression
-        transform(array(before_image, after_image), img -> {{ _drs_avro_values('img', 'type_map') }})
-            as canonical_images
+        case when type_map is null then array(before_image, after_image) else element_at(transform(
+            array(transform_values(type_map, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t))),
+            columns -> transform(array(before_image, after_image), img -> {{ _drs_avro_values('img', 'columns') }})
+        ), 1) end as canonical_images
     from imaged
 ),
 
@@ -225,18 +227,18 @@ from decoder_rows
 
 
 {#- An image of DRS Avro canonical: each value read by its field's type as DRS JSON's are
-    (canal_family_value); kept as given without types. -#}
-{% macro _drs_avro_values(image, types) -%}
-    case
-        when {{ types }} is null or {{ image }} is null then {{ image }}
-        else transform_values({{ image }}, (k, x) -> case
+    (canal_family_value). `columns`: each field's type, `base` (cdc_base_type) and `full`. -#}
+{% macro _drs_avro_values(image, columns) -%}
+    {%- set value -%}
+        case
             -- binary as DRS JSON writes it (a Java byte-array literal, bytea hex), else as
             -- given (a schema whose values are canonical text already)
-            when {{ cdc_base_type(types ~ '[k]') }} in (
+            when zipped.col_info.base in (
                 'binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw'
-            ) and not x rlike '^\\[[-0-9, ]*\\]$'
-                and not ({{ cdc_base_type(types ~ '[k]') }} = 'bytea' and x rlike '^\\\\x[0-9a-fA-F]*$') then x
-            else {{ canal_family_value('x', cdc_base_type(types ~ '[k]'), types ~ '[k]', 'drs_json') }}
-        end)
-    end
+            ) and not zipped.x rlike '^\\[[-0-9, ]*\\]$'
+                and not (zipped.col_info.base = 'bytea' and zipped.x rlike '^\\\\x[0-9a-fA-F]*$') then zipped.x
+            else {{ canal_family_value('zipped.x', 'zipped.col_info.base', 'zipped.col_info.full', 'drs_json') }}
+        end
+    {%- endset -%}
+    {{ cdc_zip_image(image, columns, value) }}
 {%- endmacro %}
