@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from decoder_support import Decoders
     from early import EarlyJobs
     from process_support import UserHome
+    from reference_lake import ReferenceLake
 
 # A fresh state folder per run; set CDC_TEST_HOME to keep it somewhere to look at.
 os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or tempfile.mkdtemp(prefix="cdc-test-")
@@ -64,7 +65,7 @@ def early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
         home = tmp_path_factory.mktemp("user-home")
         jobs.start("user home", lambda: crashed_and_rebuilt(home))
-    if "ran" in needed and os.environ.get("CDC_SKIP_KAFKA") != "1":
+    if {"ran", "reference_lake"} & needed and os.environ.get("CDC_SKIP_KAFKA") != "1":
         from kafka_run import run_kafka
 
         lake = request.getfixturevalue("lake")
@@ -80,3 +81,13 @@ def user_home(early: EarlyJobs) -> UserHome:
     a process of its own (tests/process_support.py, started by `early`): the
     crash-recovery and command tests share it."""
     return early.result("user home")
+
+
+@pytest.fixture(scope="session")
+def reference_lake(early: EarlyJobs, lake: Lake) -> ReferenceLake:
+    """The session's lake, reset, with the records of the user home and of the Kafka run
+    (when it runs) landed from files and built once by `cdc build` (tests/reference_lake.py)."""
+    from reference_lake import build_reference
+
+    kafka = None if os.environ.get("CDC_SKIP_KAFKA") == "1" else early.result("kafka run")
+    return build_reference(lake, kafka.dump if kafka else None)

@@ -5,9 +5,9 @@ The errors of `cdc ingest` (a missing topic, an unreachable broker: in this proc
 the session's lake; bad credentials: in a process) on a broker of this module. `cdc run`
 killed and restarted in a state folder of its own, on a broker of its own
 (tests/kafka_run.py, started when the session starts: tests/early.py).
-The test session's lake lands the same records from a file, read back from Kafka with
-Spark's batch reader (in this process: a lake of its own would start Spark cold), and
-builds them: the gold must be the same, and bronze must hold each Kafka record once.
+The same records, read back from Kafka with Spark's batch reader into a file, are landed
+and built in the session's lake with the user home's (tests/reference_lake.py): the gold of
+their tables must be the same, and bronze must hold each Kafka record once.
 """
 
 from __future__ import annotations
@@ -25,33 +25,15 @@ import pytest
 from cdclake import cli, paths
 from kafka_run import TOPICS, KafkaRun, generated_canal, records_of
 from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, produce
-from process_support import GOLD_QUERIES, home_rows_as_json, rows_as_json, run
+from process_support import GOLD_QUERIES, home_rows_as_json, run
+from reference_lake import LAKE_QUERIES
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake
     from early import EarlyJobs
+    from reference_lake import ReferenceLake
 
 pytestmark = pytest.mark.skipif(os.environ.get("CDC_SKIP_KAFKA") == "1", reason="CDC_SKIP_KAFKA=1")
-
-
-# a record as bronze holds it, without where and when it landed
-BRONZE = ("select topic, kafka_partition, kafka_offset, kafka_ts, message_key, message_value, value_encoding, "
-          "headers, count(*) as times from bronze.kafka_messages group by all")
-
-
-# what two lakes fed the same records must hold alike
-LAKE_QUERIES = {**GOLD_QUERIES, "bronze": BRONZE}
-
-
-def _landed_from_file(lake: Lake, dump: Path) -> dict[str, list[str]]:
-    """The session's lake, reset, with `dump` landed (`cdc land`'s landing) and built: its
-    rows of LAKE_QUERIES."""
-    lake.reset()
-    lake.land([str(dump)])
-    # the reference's models only: the data tests run in the builds of the lake it is
-    # compared with (`cdc run`'s; none may fail), and here they would only add time
-    lake.build("--exclude", "resource_type:test")
-    return rows_as_json(lake, LAKE_QUERIES)
 
 
 @pytest.fixture(scope="module")
@@ -146,15 +128,15 @@ def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, produ
 class Ran:
     run: KafkaRun
     gold: dict[str, list[str]]  # the run's state folder's rows of LAKE_QUERIES
-    landed: dict[str, list[str]]  # the same of the session's lake, the run's records landed from a file
+    landed: dict[str, list[str]]  # the same of the reference lake, the run's records landed from a file
 
 
 @pytest.fixture(scope="module")
-def ran(early: EarlyJobs, lake) -> Ran:
+def ran(early: EarlyJobs, lake: Lake, reference_lake: ReferenceLake) -> Ran:
     """The `cdc run` of tests/kafka_run.py (started when the session started), and the
-    same records landed from a file in the session's lake."""
+    same records landed from a file and built in the reference lake (tests/reference_lake.py)."""
     done: KafkaRun = early.result("kafka run")
-    return Ran(done, home_rows_as_json(lake, done.home, LAKE_QUERIES), _landed_from_file(lake, done.dump))
+    return Ran(done, home_rows_as_json(lake, done.home, LAKE_QUERIES), reference_lake.rows_of("kafka run"))
 
 
 def test_cdc_run_killed_anywhere_gives_the_gold_of_landing_the_same_records(ran):
