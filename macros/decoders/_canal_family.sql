@@ -147,26 +147,33 @@ imaged as (
     from checked
 ),
 
+described as (
+    select
+        *,
+        -- what the value of each column is read by (cdc_zip_image)
+        case when needs_canonical then
+            transform_values(column_types, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t))
+        end as column_info
+    from imaged
+),
+
 exploded as (
     select
-        imaged.*,
+        described.*,
         image.pos as image_index,
         image.img.before as raw_before,
         image.img.after as raw_after
-    from imaged
+    from described
     lateral view outer posexplode(images) image as pos, img
 ),
 
 canonical as (
     select
         *,
-        case when needs_canonical then element_at(transform(
-            array(transform_values(column_types, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t))),
-            types -> transform(
-                array(raw_before, raw_after),
-                img -> {{ cdc_zip_image('img', 'types', canal_family_value('zipped.x', 'zipped.col_info.base', 'zipped.col_info.full', format_id)) }}
-            )
-        ), 1) else array(raw_before, raw_after) end as canonical_images
+        case when needs_canonical then transform(
+            array(raw_before, raw_after),
+            img -> {{ cdc_zip_image('img', 'column_info', canal_family_value('zipped.x', 'zipped.col_info.base', 'zipped.col_info.full', format_id)) }}
+        ) else array(raw_before, raw_after) end as canonical_images
     from exploded
 ),
 

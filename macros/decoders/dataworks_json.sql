@@ -168,22 +168,27 @@ declared as (
     from typed
 ),
 
+described as (
+    select
+        *,
+        -- what the value of each column is read by (cdc_zip_image): its type, and the
+        -- table's declared type
+        map_zip_with(
+            column_types, coalesce(declared_types, map()), (k, t, d) -> named_struct('type', upper(t), 'declared', d)
+        ) as column_info
+    from declared
+),
+
 canonical as (
     select
         *,
         -- both images through one lambda: Spark analyses, optimises and compiles each copy
         -- of the value expression
-        case when record_kind in ('change', 'half') then element_at(transform(
-            array(map_zip_with(
-                column_types, coalesce(declared_types, map()),
-                (k, t, d) -> named_struct('type', upper(t), 'declared', d)
-            )),
-            columns -> transform(
-                array(image_before, image_after),
-                img -> {{ cdc_zip_image('img', 'columns', _dataworks_value('zipped.x', 'zipped.col_info.type', 'zipped.col_info.declared')) }}
-            )
-        ), 1) end as canonical_images
-    from declared
+        case when record_kind in ('change', 'half') then transform(
+            array(image_before, image_after),
+            img -> {{ cdc_zip_image('img', 'column_info', _dataworks_value('zipped.x', 'zipped.col_info.type', 'zipped.col_info.declared')) }}
+        ) end as canonical_images
+    from described
 ),
 
 decoder_rows as (

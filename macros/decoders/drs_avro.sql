@@ -142,19 +142,26 @@ imaged as (
     from checked
 ),
 
+described as (
+    select
+        *,
+        -- what the value of each column is read by (cdc_zip_image)
+        transform_values(type_map, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t)) as column_info
+    from imaged
+),
+
 canonical as (
     -- values as DRS JSON renders them, read the same way when the fields carry their
     -- types (binary as Java byte-array text, TIMESTAMP as epoch seconds, doubles in Java
     -- notation): see canal_family_value
     select
-        * except (before_image, after_image),
+        * except (before_image, after_image, column_info),
         -- both images through one lambda: Spark analyses, optimises and compiles each copy
         -- of the value expression
-        case when type_map is null then array(before_image, after_image) else element_at(transform(
-            array(transform_values(type_map, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t))),
-            columns -> transform(array(before_image, after_image), img -> {{ _drs_avro_values('img', 'columns') }})
-        ), 1) end as canonical_images
-    from imaged
+        case when type_map is null then array(before_image, after_image) else transform(
+            array(before_image, after_image), img -> {{ _drs_avro_values('img', 'column_info') }}
+        ) end as canonical_images
+    from described
 ),
 
 decoder_rows as (
