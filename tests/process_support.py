@@ -27,8 +27,11 @@ def dbt_target(home: Path) -> Path:
 # C2's compilations pay off only in a process that runs long: a user home (two `cdc land`,
 # two killed builds, a plain `dbt build`) took 295 CPU-s instead of 391 (203 s instead of 227
 # s of wall time). Long runs (the surviving `cdc run` of tests/kafka_run.py, the test session
-# itself) keep the profile's default: C1 alone made them slower.
-SHORT_PROCESS_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1"
+# itself) keep the profile's default: C1 alone made them slower. C1 alone also shrinks the
+# JVM's code cache to 48 MB, which a whole build (the user home's plain `dbt build`) can
+# fill: the JVM then fails with "Out of space in CodeCache for method handle intrinsic".
+# So the cache keeps the size it has with both compilers (240 MB).
+SHORT_PROCESS_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 def home_env(home: Path, long_running: bool = False) -> dict[str, str]:
