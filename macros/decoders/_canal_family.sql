@@ -152,7 +152,7 @@ described as (
         *,
         -- what the value of each column is read by (cdc_zip_image)
         case when needs_canonical then
-            transform_values(column_types, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t))
+            {{ cdc_column_info('column_types') }}
         end as column_info
     from imaged
 ),

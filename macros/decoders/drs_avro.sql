@@ -146,7 +146,7 @@ described as (
     select
         *,
         -- what the value of each column is read by (cdc_zip_image)
-        transform_values(type_map, (k, t) -> named_struct('base', {{ cdc_base_type('t') }}, 'full', t)) as column_info
+        {{ cdc_column_info('type_map') }} as column_info
     from imaged
 ),
 
