@@ -156,9 +156,9 @@ def _table_files(table: str) -> frozenset[tuple[str, int]]:
 
     found = set()
     for folder, _, names in os.walk(table_dir(table)):
-        for name in names:
+        for path in (os.path.join(folder, name) for name in names):
             with contextlib.suppress(FileNotFoundError):  # Delta removes temporary files as it writes
-                found.add((os.path.join(folder, name), os.stat(os.path.join(folder, name)).st_size))
+                found.add((path, os.stat(path).st_size))
     return frozenset(found)
 
 
