@@ -32,6 +32,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "examples"))
 VECTORS = Path(__file__).resolve().parent / "vectors"
 
 
+# the fixtures whose results the early jobs make (tests/early.py)
+WAITS_FOR_EARLY_JOBS = frozenset({"user_home", "reference_lake", "ran"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules with a test that waits for an early job run last, in the order they were
+    collected: the tests before them keep both cores busy while the jobs finish in the
+    background (tests/early.py). The examples lake's modules come first as collected."""
+    waits = {item.module for item in items if WAITS_FOR_EARLY_JOBS & set(getattr(item, "fixturenames", ()))}
+    items.sort(key=lambda item: item.module in waits)
+
+
 @pytest.fixture(scope="session")
 def lake() -> Iterator[Lake]:
     from cdclake.lake import Lake
