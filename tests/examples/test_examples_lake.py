@@ -5,8 +5,6 @@ its own fixed table (CDL's cdc_cdl.cdc_heartbeat) whoever sends them."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 
@@ -69,8 +67,20 @@ HISTORY_COLUMNS = ("table_id, row_key, row, row_count, op, valid_from, valid_to,
                    "sort_key, kafka_partition, kafka_offset, row_index, change_id, landing_batch_id")
 
 
-def _as_multiset(rows: list[dict]) -> list[str]:
-    return sorted(json.dumps(r, sort_keys=True, default=str) for r in rows)
+def _multiset_difference(lake, columns: str, left: str, right: str) -> list[dict]:
+    """Up to 20 rows (`columns` of the queries `left` and `right`) that one of them holds
+    more often than the other, with `surplus`: how many more copies `left` has (negative:
+    `right` has more). Computed by Spark, so that the rows never come to Python; the map
+    `row` compares as its entries sorted (a map's order is not its value)."""
+    normalised = columns.replace("row,", "array_sort(map_entries(row)) as row,", 1)
+    return lake.rows(f"""
+        select {columns}, sum(side) as surplus
+        from (select {normalised}, 1 as side from ({left}) as l
+              union all
+              select {normalised}, -1 as side from ({right}) as r) as both_sides
+        group by {columns}
+        having sum(side) <> 0
+        limit 20""")
 
 
 def test_incremental_builds_leave_the_gold_of_one_full_build(examples):
@@ -82,14 +92,12 @@ def test_incremental_builds_leave_the_gold_of_one_full_build(examples):
         pytest.skip("the selected modules land in one step: no incremental build")
     lake = examples.lake
     full_history = lake.compile("--select", "cdc_row_history", "--full-refresh", *examples.build_args)
-    built = lake.rows(f"select {HISTORY_COLUMNS} from gold.cdc_row_history")
-    full = lake.rows(f"select {HISTORY_COLUMNS} from ({full_history}) as full_history")
-    assert len(built) == len(full)
-    assert _as_multiset(built) == _as_multiset(full)
+    assert lake.rows("select count(*) as n from gold.cdc_row_history")[0]["n"] > 0
+    assert _multiset_difference(lake, HISTORY_COLUMNS, "select * from gold.cdc_row_history", full_history) == []
     live = ("select table_id, row_key, row, row_count, sort_key, change_id from gold.cdc_row_history "
             "where is_current and not is_deleted")
     current = ("select table_id, row_key, row, row_count, sort_key, last_change_id as change_id "
                "from gold.cdc_current_rows")
-    assert _as_multiset(lake.rows(current)) == _as_multiset(lake.rows(live))
+    assert _multiset_difference(lake, "table_id, row_key, row, row_count, sort_key, change_id", current, live) == []
     # the work table of the touched keys (macros/gold/cdc_history_touched_keys.sql) went with the build
     assert not lake.spark.catalog.tableExists("gold.cdc_row_history__touched_keys")
