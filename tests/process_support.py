@@ -144,30 +144,16 @@ def build_killed_at(home: Path, folder: str) -> bool:
     return killed_when(home, home / "warehouse" / folder, "build", "--exclude", "resource_type:test")
 
 
-# what the user home's `cdc sql --json` asks of what plain dbt built: a DDL event (decoded
-# by the Python UDF cdc_parse_ddl, which only the plugin registers) and a current row
-USER_HOME_QUERY = (
-    "select 'ddl' as kind, to_json(named_struct('action', ddl_action, 'table', ddl_table_name)) as v "
-    "from silver.cdc_ddl_events where topic = 'demo.canal.inventory' "
-    "union all select 'row', to_json(row) from gold.cdc_current_rows "
-    "where table_id = 'inventory.products2' and row_key = '[\"106\"]' and row_count > 0")
-
-
 @dataclass(frozen=True)
 class UserHome:
     """A state folder used as a user would, each command a process of its own: `cdc land`
     of four samples, two `cdc build`s killed with SIGKILL (KILL_POINTS), then a plain
-    `dbt build` (the dbt plugin gives it the session and the UDFs), which recovers; then
-    `cdc sql --json` of USER_HOME_QUERY and a plain `dbt docs generate` over what it built
-    (run here, in the background job, rather than by the tests that read them: each is a
-    cold JVM of 10-30 s)."""
+    `dbt build` (the dbt plugin gives it the session and the UDFs), which recovers."""
 
     home: Path
     landed: list[str]  # what each `cdc land` printed
     kills: list[tuple[str, bool]]  # (kill point, the kill hit a running build)
     rebuild: subprocess.CompletedProcess[str]  # the plain dbt build after the kills
-    queried: subprocess.CompletedProcess[str]  # `cdc sql --json` of USER_HOME_QUERY after it
-    documented: subprocess.CompletedProcess[str]  # plain `dbt docs generate` after that
 
 
 def crashed_and_rebuilt(home: Path) -> UserHome:
@@ -175,7 +161,4 @@ def crashed_and_rebuilt(home: Path) -> UserHome:
               for files, topic in USER_LANDINGS]
     kills = [(folder, build_killed_at(home, folder)) for folder in KILL_POINTS]
     rebuild = run(home, "dbt", "build", "--profiles-dir", "profiles")
-    # their failures are their tests' (test_cli_and_plain_dbt), not every user home test's
-    queried = run(home, "cdc", "sql", "--json", USER_HOME_QUERY, check=False)
-    documented = run(home, "dbt", "docs", "generate", "--profiles-dir", "profiles", check=False)
-    return UserHome(home, landed, kills, rebuild, queried, documented)
+    return UserHome(home, landed, kills, rebuild)

@@ -1,10 +1,10 @@
 """The commands as a user types them, each in its own process, on the state folder of the
 fixture user_home (tests/process_support.py: `cdc land` of four samples, two killed
 builds, then plain `dbt build`; the dbt plugin gives it the Spark session and the UDFs):
-`cdc sql --json` over what it built and plain `dbt docs generate` (both run by the
-fixture, in the background), and a `cdc land` refused before Spark starts. Plain `dbt
-parse` and `dbt ls`, in a state folder of their own, start no Spark. `cdc sql` printing a
-table runs in this process (cdclake.cli.main), on the session's lake."""
+`cdc sql --json` over what it built, plain `dbt docs generate`, and a `cdc land` refused
+before Spark starts. Plain `dbt parse` and `dbt ls`, in a state folder of their own, start
+no Spark. `cdc sql` printing a table runs in this process (cdclake.cli.main), on the
+session's lake."""
 
 from __future__ import annotations
 
@@ -16,17 +16,20 @@ from process_support import dbt_target, run
 
 def test_plain_dbt_builds_with_the_udfs_and_cdc_sql_prints_json(user_home):
     assert "landed 11 records" in user_home.landed[0]
-    # cdc_ddl_events calls the Python UDF cdc_parse_ddl: plain dbt only works if the plugin
-    # registered it (the query: process_support.USER_HOME_QUERY)
-    assert user_home.queried.returncode == 0, user_home.queried.stderr[-3000:]
-    assert [(r["kind"], json.loads(r["v"])) for r in json.loads(user_home.queried.stdout)] == [
+    # cdc_ddl_events calls the Python UDF cdc_parse_ddl: plain dbt only works if the plugin registered it
+    out = run(user_home.home, "cdc", "sql", "--json",
+              "select 'ddl' as kind, to_json(named_struct('action', ddl_action, 'table', ddl_table_name)) as v "
+              "from silver.cdc_ddl_events where topic = 'demo.canal.inventory' "
+              "union all select 'row', to_json(row) from gold.cdc_current_rows "
+              "where table_id = 'inventory.products2' and row_key = '[\"106\"]' and row_count > 0")
+    assert [(r["kind"], json.loads(r["v"])) for r in json.loads(out.stdout)] == [
         ("ddl", {"action": "CREATE", "table": "user02"}),
         ("row", {"id": "106", "name": "hammer", "description": "18oz carpenter hammer", "weight": "1.0"}),
     ]
 
 
 def test_plain_dbt_docs_generate_lists_the_models(user_home):
-    assert user_home.documented.returncode == 0, user_home.documented.stderr[-3000:]
+    run(user_home.home, "dbt", "docs", "generate", "--profiles-dir", "profiles")
     catalog = json.loads((dbt_target(user_home.home) / "catalog.json").read_text(encoding="utf-8"))
     assert "model.cdc_lakehouse.cdc_current_rows" in catalog["nodes"]
     assert (dbt_target(user_home.home) / "index.html").stat().st_size > 10_000
