@@ -72,7 +72,8 @@ def _multiset_difference(lake, columns: str, left: str, right: str) -> list[dict
     more often than the other, with `surplus`: how many more copies `left` has (negative:
     `right` has more). Computed by Spark, so that the rows never come to Python; the map
     `row` compares as its entries sorted (a map's order is not its value)."""
-    normalised = columns.replace("row,", "array_sort(map_entries(row)) as row,", 1)
+    normalised = ", ".join("array_sort(map_entries(row)) as row" if column == "row" else column
+                           for column in columns.split(", "))
     return lake.rows(f"""
         select {columns}, sum(side) as surplus
         from (select {normalised}, 1 as side from ({left}) as l
