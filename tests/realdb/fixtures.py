@@ -12,9 +12,9 @@ from realdb.servers import mariadb_server, postgres_server
 from realdb.workload import mariadb_workload, postgres_workload
 
 
-def capture_mariadb_workload(tmp_dir: Path | str, seed: int = 1) -> Capture:
+def capture_mariadb_workload(tmp_dir: Path | str, seed: int = 1, scale: float = 1.0) -> Capture:
     with mariadb_server(tmp_dir) as server:
-        return capture_mariadb.capture(server, mariadb_workload(seed))
+        return capture_mariadb.capture(server, mariadb_workload(seed, scale))
 
 
 def capture_postgres_workload(tmp_dir: Path | str, seed: int = 1) -> Capture:
