@@ -18,7 +18,7 @@ from realdb.capture_postgres import parse_change
 from realdb.fixtures import capture_mariadb_workload, capture_postgres_workload
 from realdb.fold import differences, namespace, strict
 from realdb.model import Capture, Event, RowChange
-from realdb.workload import mariadb_workload, postgres_workload
+from realdb.workload import Workload, mariadb_workload, postgres_workload
 
 pytestmark = [
     pytest.mark.realdb,
@@ -245,3 +245,17 @@ def test_workload_is_deterministic_from_its_seed() -> None:
     assert mariadb_workload(1).statements == mariadb_workload(1).statements
     assert mariadb_workload(1).statements != mariadb_workload(2).statements
     assert postgres_workload(3).statements == postgres_workload(3).statements
+
+
+def test_a_scaled_workload_keeps_its_schema_changes_truncate_and_edge_rows() -> None:
+    """tests/kafka_run.py produces the MariaDB workload scaled down: fewer mixed changes,
+    the same DDL, TRUNCATE and edge values (the hard cases), whatever the scale."""
+    full, scaled = mariadb_workload(1), mariadb_workload(1, scale=0.4)
+
+    def schema_changes(workload: Workload) -> list[str]:
+        return [s.sql for s in workload.statements if s.kind in ("ddl", "truncate")]
+
+    assert schema_changes(scaled) == schema_changes(full)
+    assert scaled.edge_values == full.edge_values
+    dml = [sum(s.kind == "dml" for s in w.statements) for w in (full, scaled)]
+    assert dml[1] < dml[0] / 2, dml
