@@ -12,7 +12,11 @@ and the rendered SQL is linted with the project's rules, but for:
   a decoder's CASE is the composition, not a CASE to flatten.
 
 A finding names the format and the line of the rendered SQL; `--write DIR` keeps the
-rendered files to read it there. Exit code 1 when there is any finding.
+rendered files to read it there. A staging model's own text must be the one tag
+`{{ decode_<format>(cdc_format_messages('<format>')) }}` (CONTRIBUTING.md, "Register it"):
+this is checked here, and the first pass leaves these models out (.sqlfluffignore) rather
+than render and parse every decoder a second time to judge that line. Exit code 1 when
+there is any finding.
 """
 
 from __future__ import annotations
@@ -38,6 +42,16 @@ def render(model: Path, config: FluffConfig) -> str:
     return rendered.templated_variants[0].templated_str
 
 
+def own_text_finding(model: Path) -> str | None:
+    """What is wrong with a decoder's staging model as written, if anything: its text is
+    the call of its decoder over its format's messages, one line, nothing else."""
+    format_id = model.stem.removeprefix("stg_cdc__")
+    expected = f"{{{{ decode_{format_id}(cdc_format_messages('{format_id}')) }}}}\n"
+    if model.read_text(encoding="utf-8") != expected:
+        return f"{model.name}: its text is not the one line {expected.strip()}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="keep the rendered SQL in this folder")
@@ -58,8 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     findings = [(Path(r["filepath"]).name, v) for r in records for v in r["violations"]]
     for name, v in findings:
         print(f"{name} (rendered) L{v['start_line_no']}:{v['start_line_pos']} {v['code']}: {v['description']}")
-    print(f"rendered staging SQL of {len(models)} decoders: {len(findings)} finding(s)")
-    return 1 if findings else 0
+    own = [finding for finding in map(own_text_finding, models) if finding]
+    for finding in own:
+        print(finding)
+    print(f"rendered staging SQL of {len(models)} decoders: {len(findings) + len(own)} finding(s)")
+    return 1 if findings or own else 0
 
 
 if __name__ == "__main__":

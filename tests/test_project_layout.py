@@ -67,3 +67,25 @@ def test_format_ids_are_one_list():
     differing = {name: {"lacks": sorted(known - ids), "beyond": sorted(ids - known)}
                  for name, ids in lists.items() if ids != known}
     assert differing == {}
+
+
+def test_each_decoder_staging_model_is_its_one_tag(tmp_path: Path):
+    """The first lint pass leaves the decoders' staging models out (.sqlfluffignore): that
+    holds only while lint/rendered_staging.py finds any text of theirs beyond the one tag
+    `{{ decode_<format>(cdc_format_messages('<format>')) }}`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rendered_staging", ROOT / "lint" / "rendered_staging.py")
+    assert spec and spec.loader
+    lint = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lint)
+    staging = [p for p in sorted((ROOT / "models/silver/staging").glob("stg_cdc__*.sql"))
+               if p.stem != "stg_cdc__messages"]
+    assert staging and [lint.own_text_finding(p) for p in staging] == [None] * len(staging)
+    edited = tmp_path / "stg_cdc__canal_json.sql"
+    edited.write_text("-- a note\n{{ decode_canal_json(cdc_format_messages('canal_json')) }}\n")
+    assert lint.own_text_finding(edited) == ("stg_cdc__canal_json.sql: its text is not the one line "
+                                             "{{ decode_canal_json(cdc_format_messages('canal_json')) }}")
+    ignored = (ROOT / ".sqlfluffignore").read_text()
+    assert "models/silver/staging/stg_cdc__*.sql" in ignored
+    assert "!models/silver/staging/stg_cdc__messages.sql" in ignored
