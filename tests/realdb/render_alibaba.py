@@ -32,6 +32,7 @@ import json
 import random
 import re
 from decimal import Decimal
+from json.encoder import encode_basestring
 from typing import Any
 
 from realdb.delivery import PartitionWriter, key_partition, table_partition
@@ -112,11 +113,14 @@ class _Raw(str):
 
 def _dumps(value: Any) -> str:
     """Compact JSON as the vendors' Java serializers write it (fastjson: no spaces, non-ASCII
-    as is), with _Raw numbers verbatim."""
+    as is), with _Raw numbers verbatim. A string is written as json.dumps(ensure_ascii=False)
+    writes it, by the function json.dumps calls (a renderer writes millions of them)."""
     if isinstance(value, _Raw):
         return str(value)
+    if isinstance(value, str):
+        return encode_basestring(value)
     if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_dumps(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join(f"{encode_basestring(k)}:{_dumps(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
         return "[" + ",".join(_dumps(v) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False)

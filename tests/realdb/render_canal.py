@@ -26,6 +26,7 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Context, Decimal
+from functools import cache
 from typing import Any
 
 from realdb.delivery import PartitionWriter, key_partition, table_partition
@@ -73,7 +74,12 @@ def mysql_type(column: Column) -> MysqlType:
     MariaDB's JSON is an alias of LONGTEXT: information_schema and SHOW CREATE TABLE report
     "longtext" (the capture names it "json"), and Canal's table meta (desc / show create),
     DRS and DTS read that catalog, so they all see a LONGTEXT column."""
-    text = "longtext" if column.type == "json" else column.type
+    return _mysql_type_of(column.type)
+
+
+@cache  # the renderers ask for the type of every value they write: a few dozen type texts
+def _mysql_type_of(column_type: str) -> MysqlType:
+    text = "longtext" if column_type == "json" else column_type
     m = _TYPE_TEXT.match(text)
     if m is None:
         return MysqlType(text, text, "", False)

@@ -48,6 +48,8 @@ class Float32:
 def dumps(value: Any) -> str:
     """JSON text exactly as JsonConverter serializes a JsonNode tree (no spaces; Python's json
     module would print 6.02214076e+23 where Jackson prints 6.02214076E23)."""
+    if isinstance(value, str):  # the most common value first: the renderers call this millions of times
+        return _quote(value)
     if value is None:
         return "null"
     if value is True or value is False:
@@ -58,8 +60,6 @@ def dumps(value: Any) -> str:
         return _java_number(value, single=False)
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, str):
-        return _quote(value)
     if isinstance(value, bytes):
         return _quote(base64.b64encode(value).decode("ascii"))
     if isinstance(value, dict):
@@ -70,16 +70,20 @@ def dumps(value: Any) -> str:
 
 
 _NAMED_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_TO_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+
+
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    return _NAMED_ESCAPES.get(ch) or f"\\u{ord(ch):04X}"
 
 
 def _quote(text: str) -> str:
     """Jackson's escaping: the named escapes, other control characters as \\u00XX (upper-case
     hex), everything else (non-ASCII included) written as is."""
-    def escape(m: re.Match[str]) -> str:
-        ch = m.group(0)
-        return _NAMED_ESCAPES.get(ch) or f"\\u{ord(ch):04X}"
-
-    return '"' + re.sub(r'["\\\x00-\x1f]', escape, text) + '"'
+    if _TO_ESCAPE.search(text) is None:
+        return '"' + text + '"'
+    return '"' + _TO_ESCAPE.sub(_escape, text) + '"'
 
 
 def _java_number(x: float, single: bool) -> str:
