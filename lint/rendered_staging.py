@@ -42,6 +42,12 @@ def render(model: Path, config: FluffConfig) -> str:
     return rendered.templated_variants[0].templated_str
 
 
+def decoder_staging_models() -> list[Path]:
+    """The staging model of every decoder (all of models/silver/staging but the routing
+    model, stg_cdc__messages)."""
+    return sorted(m for m in STAGING.glob("stg_cdc__*.sql") if m.name != "stg_cdc__messages.sql")
+
+
 def own_text_finding(model: Path) -> str | None:
     """What is wrong with a decoder's staging model as written, if anything: its text is
     the call of its decoder over its format's messages, one line, nothing else."""
@@ -56,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="keep the rendered SQL in this folder")
     args = parser.parse_args(argv)
-    models = sorted(m for m in STAGING.glob("stg_cdc__*.sql") if m.name != "stg_cdc__messages.sql")
+    models = decoder_staging_models()
     config = FluffConfig.from_path(str(PROJECT))
     excluded = ",".join([*config.get("exclude_rules").split(","), *RENDERED_EXCLUDE])
     raw = FluffConfig.from_path(str(PROJECT), overrides={

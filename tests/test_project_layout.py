@@ -79,9 +79,11 @@ def test_each_decoder_staging_model_is_its_one_tag(tmp_path: Path):
     assert spec and spec.loader
     lint = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(lint)
-    staging = [p for p in sorted((ROOT / "models/silver/staging").glob("stg_cdc__*.sql"))
-               if p.stem != "stg_cdc__messages"]
-    assert staging and [lint.own_text_finding(p) for p in staging] == [None] * len(staging)
+    from cdclake.formats import KNOWN_FORMATS
+
+    staging = lint.decoder_staging_models()
+    assert [p.stem.removeprefix("stg_cdc__") for p in staging] == sorted(KNOWN_FORMATS)
+    assert [lint.own_text_finding(p) for p in staging] == [None] * len(staging)
     edited = tmp_path / "stg_cdc__canal_json.sql"
     edited.write_text("-- a note\n{{ decode_canal_json(cdc_format_messages('canal_json')) }}\n")
     assert lint.own_text_finding(edited) == ("stg_cdc__canal_json.sql: its text is not the one line "
