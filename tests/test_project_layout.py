@@ -50,10 +50,9 @@ def test_format_ids_are_one_list():
     docs = set(re.findall(r"\{%\s*docs\s+fmt_(\w+)\s*%\}", (ROOT / "models/silver/_silver__docs.md").read_text()))
     project = yaml.safe_load((ROOT / "dbt_project.yml").read_text())
     seeds = yaml.safe_load((ROOT / "seeds/_seeds.yml").read_text())
-    [format_column] = [c for s in seeds["seeds"] if s["name"] == "topic_formats"
-                       for c in s["columns"] if c["name"] == "format_id"]
-    [accepted] = [t["accepted_values"]["arguments"]["values"] for t in format_column["data_tests"]
-                  if isinstance(t, dict) and "accepted_values" in t]
+    [accepted] = [t["column_values"]["arguments"]["accepted_values"]["format_id"]
+                  for s in seeds["seeds"] if s["name"] == "topic_formats"
+                  for t in s["data_tests"] if isinstance(t, dict) and "column_values" in t]
     readme = set(re.findall(r"^\| `(\w+)` \|", (ROOT / "README.md").read_text(), re.M))
     lists = {
         "macros/decoders/<id>.sql": decoders,
