@@ -5,6 +5,10 @@ environment, and every embedded session puts that folder's jars on the driver's 
 path (the system class path, so that the class archive of cdclake.class_archive covers
 them too). Nothing is downloaded at run time. `$CDC_JARS` names another folder of jars
 (fetched some other way, say through a company's Maven mirror).
+
+`make setup` also compiles the project's Spark plugin (jvm/, TaskSqlConfPlugin: one SQL
+configuration object per task) into the same folder; a session turns it on when its jar
+is there (a folder of `$CDC_JARS` without it runs as Spark does, only slower).
 """
 
 from __future__ import annotations
@@ -12,6 +16,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+
+# the jar `make setup` compiles from jvm/ (Makefile PLUGIN_JAR), and the plugin in it
+PLUGIN_JAR = "cdc-lakehouse-spark-plugin.jar"
+PLUGIN_CLASS = "io.github.cdclakehouse.TaskSqlConfPlugin"
 
 
 class MissingJarsError(RuntimeError):
@@ -32,3 +40,8 @@ def class_path() -> str:
             f"no JVM jars in {folder}: run `make setup` (it fetches them with Maven from pom.xml), "
             f"or `mvn -q -B dependency:copy-dependencies -Dcdc.jars={folder}` in the project")
     return ":".join(str(jar) for jar in jars)
+
+
+def plugin_class() -> str | None:
+    """The project's Spark plugin, when its jar is among the jars; else None."""
+    return PLUGIN_CLASS if (jars_dir() / PLUGIN_JAR).is_file() else None

@@ -59,14 +59,17 @@ def spark_settings(target: str = "local") -> dict[str, str]:
 
 def session_settings() -> dict[str, str]:
     """The settings of the embedded session: the profile's, the project's jars on the
-    driver's class path (cdclake.jars), and JVM options for the log settings in
-    conf/log4j2.properties and for the class archive (cdclake.class_archive).
+    driver's class path and its Spark plugin (cdclake.jars), and JVM options for the log
+    settings in conf/log4j2.properties and for the class archive (cdclake.class_archive).
 
     The log settings are a system property rather than SPARK_CONF_DIR: a folder with
     files on the class path would keep the JVM from using the archive."""
     settings = spark_settings()
     class_paths = [settings.get("spark.driver.extraClassPath", ""), jars.class_path()]
     settings["spark.driver.extraClassPath"] = ":".join(path for path in class_paths if path)
+    plugin = jars.plugin_class()
+    if plugin:
+        settings["spark.plugins"] = ",".join(p for p in (settings.get("spark.plugins"), plugin) if p)
     log4j = shlex.quote(f"-Dlog4j2.configurationFile={paths.PROJECT_DIR / 'conf' / 'log4j2.properties'}")
     options = [settings.get("spark.driver.extraJavaOptions", ""), log4j, class_archive.java_options()]
     settings["spark.driver.extraJavaOptions"] = " ".join(option for option in options if option)

@@ -1,7 +1,8 @@
 """The embedded session: ANSI mode off as under dbt, the parallel garbage collector
 (CDC_DRIVER_JAVA_OPTIONS), the log settings of conf/log4j2.properties, Spark's classes
-mapped from the archive `make setup` writes (cdclake/class_archive.py), and Delta Lake from
-the jars it fetches (pom.xml, cdclake/jars.py)."""
+mapped from the archive `make setup` writes (cdclake/class_archive.py), Delta Lake from
+the jars it fetches (pom.xml, cdclake/jars.py), and the project's Spark plugin it compiles
+(jvm/)."""
 
 from __future__ import annotations
 
@@ -74,3 +75,23 @@ def test_delta_tables_come_from_the_jars_setup_fetched(lake):
         assert (detail.format, detail.properties.get("delta.enableDeletionVectors")) == ("delta", "false")
     finally:
         session.sql("drop table silver.runtime_delta_check")
+
+
+def test_every_task_gets_one_sql_conf_from_the_plugin_and_gives_it_back(lake):
+    plugin = getattr(get_session()._jvm, jars.PLUGIN_CLASS)
+    assert plugin.inactiveReason() is None
+    given, taken = plugin.tasksGiven(), plugin.tasksTaken()
+    # four partitions, each a task; transform's lambda is evaluated interpreted, reading
+    # SQLConf in the task
+    rows = lake.rows("select sum(size(transform(array(id, id), x -> x + 1))) as n from range(0, 1000, 1, 4)")
+    assert rows == [{"n": 2000}]
+    assert plugin.tasksGiven() - given >= 4
+    # each task's conf is taken back when it ends: no thread of the pool keeps one
+    assert plugin.tasksTaken() - taken == plugin.tasksGiven() - given
+
+
+def test_the_plugin_is_turned_on_only_with_its_jar(monkeypatch: pytest.MonkeyPatch, tmp_path):
+    assert jars.PLUGIN_CLASS in session_settings()["spark.plugins"].split(",")
+    (tmp_path / "other.jar").write_bytes(b"")
+    monkeypatch.setenv("CDC_JARS", str(tmp_path))
+    assert "spark.plugins" not in session_settings()
