@@ -74,9 +74,10 @@ public final class TaskSqlConfPlugin implements SparkPlugin {
     @SuppressWarnings("unchecked")
     public void init(PluginContext context, Map<String, String> extraConf) {
       try {
-        Method field = SQLConf$.class.getDeclaredMethod("existingConf");
-        field.setAccessible(true);
-        threadConf = (ThreadLocal<SQLConf>) field.invoke(SQLConf$.MODULE$);
+        // the field's private accessor, which creates the field on first use
+        Method accessor = SQLConf$.class.getDeclaredMethod("existingConf");
+        accessor.setAccessible(true);
+        threadConf = (ThreadLocal<SQLConf>) accessor.invoke(SQLConf$.MODULE$);
         inactiveReason = null;
       } catch (ReflectiveOperationException | RuntimeException e) {
         threadConf = null;
