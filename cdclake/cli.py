@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from cdclake import home_lock, jars, paths
+from cdclake import home_lock, jars, memory, paths
 from cdclake.formats import KNOWN_FORMATS
 from cdclake.ingest import IngestError, Subscription, printable, read_client_config
 from cdclake.landing import LandingError
@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             args.every_s = _interval(args.every)
         # every command uses the Spark session, whose metastore admits one process
         home_lock.hold(paths.cdc_home(), args.wait)
-        return int(args.func(args))
+        code = int(args.func(args))
     except (UsageError, LandingError) as exc:
         return _fail(str(exc), EXIT_USAGE)
     except IngestError as exc:
@@ -396,6 +396,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         # dbt_invoke.run_dbt: "dbt failed: <dbt's error>", which may span lines
         return _fail(" ".join(line.strip() for line in exc.code.splitlines() if line.strip()), EXIT_FAILED)
+    except Exception as exc:
+        if memory.out_of_memory(exc):
+            return _fail(_memory_advice(), EXIT_FAILED)
+        raise
+    if code != 0 and memory.out_of_memory(None):
+        return _fail(_memory_advice(), EXIT_FAILED)
+    return code
+
+
+def _memory_advice() -> str:
+    from cdclake.runtime import spark_settings
+
+    # Spark's own default when a profile sets none
+    return memory.advice(spark_settings().get("spark.driver.memory", "1g"))
 
 
 if __name__ == "__main__":

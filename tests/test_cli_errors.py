@@ -4,6 +4,7 @@ what can be checked without it. Each command runs in its own process, as a user 
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cdclake import build_record, cli, home_lock
+from cdclake import build_record, cli, home_lock, memory
 from process_support import BIN, PROJECT, SAMPLES, home_env, run as run_process
 
 # failures found before the Spark session starts; a Spark start alone takes 15-20 s
@@ -213,3 +214,35 @@ def test_a_session_without_the_jars_says_how_to_fetch_them(tmp_path):
            f"from pom.xml), or `mvn -q -B dependency:copy-dependencies -Dcdc.jars={tmp_path / 'no-jars'}` "
            "in the project")
     assert seconds < FAST_SECONDS
+
+
+def _advice_line(heap: str, more: str) -> str:
+    return (f"error: Spark ran out of memory: its heap is {heap} (CDC_DRIVER_MEMORY). Run the command again "
+            f"with a larger heap, e.g. CDC_DRIVER_MEMORY={more}")
+
+
+def test_a_landing_that_exhausts_the_heap_says_to_raise_it(tmp_path):
+    # three Canal messages of 40 MB each: a task's copies of them exhaust a 512m heap, and
+    # the JVM exits (Spark's exit code 52) in the middle of the write
+    records = tmp_path / "big.jsonl"
+    with records.open("w", encoding="utf-8") as out:
+        for n in range(3):
+            value = {"type": "INSERT", "database": "d", "table": "t", "pkNames": ["id"], "isDdl": False,
+                     "es": 1_700_000_000_000, "ts": 1_700_000_000_000, "mysqlType": {"id": "int", "txt": "longtext"},
+                     "data": [{"id": str(n), "txt": "x" * 40_000_000}], "old": None}
+            out.write(json.dumps({"topic": "big", "partition": 0, "offset": n, "value": json.dumps(value)}) + "\n")
+    done, _ = run(tmp_path / "home", "cdc", "land", str(records), "--format", "canal_json",
+                  env={"CDC_DRIVER_MEMORY": "512m"})
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert done.stderr.splitlines()[-1] == _advice_line("512m", "1024m")
+
+
+def test_a_heap_too_small_for_spark_to_start_says_to_raise_it(tmp_path):
+    done, _ = run(tmp_path, "cdc", "sql", "select 1", env={"CDC_DRIVER_MEMORY": "256m"})
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert done.stderr.splitlines()[-1] == _advice_line("256m", "512m")
+
+
+@pytest.mark.parametrize("heap, more", [("4g", "8g"), ("768m", "1536m"), ("2G", "4G"), ("1.5g", "1.5g")])
+def test_the_advice_doubles_the_heap(heap, more):
+    assert memory.doubled(heap) == more

@@ -1,0 +1,72 @@
+"""When the embedded Spark runs out of memory: one line that says so and what to change.
+
+The JVM runs every task of the embedded session. A task that exhausts the heap ends the
+whole JVM, with Spark's exit code for that (SparkExitCode.OOM); the command's next call
+into it fails with a connection error that names no cause, and Python prints a traceback
+of hundreds of lines. A heap too small for Spark to start fails with Spark's advice to
+set spark.driver.memory, which `cdc` users set as CDC_DRIVER_MEMORY.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+# SparkUncaughtExceptionHandler's exit code after an OutOfMemoryError
+OOM_EXIT_CODE = 52
+# how long a JVM that no longer answers may take to run its shutdown hooks and exit
+EXIT_WAIT_S = 30.0
+# Spark's words when the heap is below what it needs to start (UnifiedMemoryManager)
+START_REFUSED = "Please increase heap size"
+
+
+def out_of_memory(error: BaseException | None) -> bool:
+    """True when the command failed (raising `error`, or None when it returned a failure)
+    because the Spark JVM's heap was too small."""
+    if error is not None and START_REFUSED in _text(error):
+        return True
+    return _jvm_exit_code() == OOM_EXIT_CODE
+
+
+def advice(heap: str) -> str:
+    """What to tell the user whose command ran out of memory with a heap of `heap`."""
+    return (f"Spark ran out of memory: its heap is {heap} (CDC_DRIVER_MEMORY). Run the command again "
+            f"with a larger heap, e.g. CDC_DRIVER_MEMORY={doubled(heap)}")
+
+
+def doubled(heap: str) -> str:
+    """Twice a JVM memory size (`512m` -> `1024m`); `heap` itself when it is not one."""
+    size = re.fullmatch(r"(\d+)([kmgtKMGT]?)", heap.strip())
+    return f"{2 * int(size.group(1))}{size.group(2)}" if size else heap
+
+
+def _text(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:  # a Py4JJavaError of a JVM that has gone cannot print itself
+        return ""
+
+
+def _jvm_exit_code() -> int | None:
+    """The exit code of this process's Spark JVM; None while it runs and answers, or when
+    this process started none."""
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if gateway is None or proc is None:
+        return None
+    if proc.poll() is None:
+        try:
+            gateway.jvm.java.lang.System.nanoTime()
+            return None
+        except Exception:  # py4j: no connection, the JVM is on its way out
+            pass
+        try:
+            proc.wait(timeout=EXIT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            return None
+    return int(proc.returncode)
