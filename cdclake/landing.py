@@ -83,6 +83,10 @@ end
 """
 
 
+# the longest JSON string Spark's parsers read (Jackson's StreamReadConstraints default,
+# which try_parse_json keeps): a line holding a longer one parses as NULL
+JSON_STRING_LIMIT = 20_000_000
+
 # Bronze columns from the view `lines` (cdclake.landing._read_lines): an
 # envelope or kcat line's JSON fields, a plain line as the message of `given_topic` at
 # partition 0 and the offset after `first_offset` that its place among the topic's plain
@@ -122,6 +126,9 @@ json_lines as (
         declared_format,
         line_no,
         case
+            when v is null and octet_length(line) > {JSON_STRING_LIMIT} then
+                'line is ' || octet_length(line) || ' bytes and was not parsed: Spark reads no JSON string '
+                || 'of over {JSON_STRING_LIMIT} characters'
             when v is null then 'line is not valid JSON'
             when schema_of_variant(v) not like 'OBJECT%' then 'line is not a JSON object'
             when coalesce(record_topic, given_topic) is null then 'record has no topic and no --topic was given'

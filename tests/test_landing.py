@@ -39,9 +39,11 @@ def test_envelope_lines(fresh, tmp_path):
         json.dumps({"topic": "a", "partition": 2, "offset": 10, "value": None}),  # tombstone
         "",
         "{not json",
+        # valid, but its value is a longer string than Spark parses: said so, not called invalid
+        json.dumps({"topic": "a", "partition": 2, "offset": 11, "value": "x" * 20_000_001}),
     ]) + "\n", encoding="utf-8")
     batch, landed = fresh.land([path], declared_format="canal_json")
-    assert landed[0].shape == "envelope" and landed[0].records == 5 and landed[0].errors == 1
+    assert landed[0].shape == "envelope" and landed[0].records == 6 and landed[0].errors == 2
     rows = _bronze(fresh, batch)
     first = rows[0]
     assert (first["topic"], first["kafka_partition"], first["kafka_offset"], first["message_key"]) == ("a", 2, 7, "k")
@@ -53,7 +55,10 @@ def test_envelope_lines(fresh, tmp_path):
     assert rows[2]["headers"] == [{"key": "h", "value": "v"}]
     assert rows[3]["message_value"] is None and rows[3]["land_error"] is None
     assert rows[4]["land_error"] == "line is not valid JSON" and rows[4]["message_value"] == "{not json"
-    assert [r["source_line"] for r in rows] == [1, 2, 3, 4, 6]
+    assert rows[5]["land_error"] == ("line is 20000058 bytes and was not parsed: Spark reads no JSON string "
+                                     "of over 20000000 characters")
+    assert len(rows[5]["message_value"]) == 20000058
+    assert [r["source_line"] for r in rows] == [1, 2, 3, 4, 6, 7]
 
 
 def test_kcat_lines(fresh, tmp_path):
