@@ -167,8 +167,14 @@ def package_version(python: Path, package: str) -> str:
 
 def versions(peers: dict[str, Path]) -> dict[str, str]:
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-    found = {"java": java, "ours: pyspark": importlib.metadata.version("pyspark"),
-             "ours: dbt-core": importlib.metadata.version("dbt-core")}
+    from cdclake.runtime import spark_settings
+
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=PROJECT, capture_output=True,
+                            text=True).stdout.strip()
+    found = {"java": java, "ours: commit": commit or "?", "ours: pyspark": importlib.metadata.version("pyspark"),
+             "ours: dbt-core": importlib.metadata.version("dbt-core"),
+             # the heap every `cdc` process of the run gets (CDC_DRIVER_MEMORY, else the profile's)
+             "ours: driver heap": spark_settings()["spark.driver.memory"]}
     if "flink" in peers:
         found["flink: apache-flink"] = package_version(peers["flink"] / "venv" / "bin" / "python", "apache-flink")
     if "sdp" in peers:
