@@ -167,14 +167,13 @@ def package_version(python: Path, package: str) -> str:
 
 def versions(peers: dict[str, Path]) -> dict[str, str]:
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-    from cdclake.runtime import spark_settings
+    from cdclake.runtime import driver_heap
 
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=PROJECT, capture_output=True,
                             text=True).stdout.strip()
     found = {"java": java, "ours: commit": commit or "?", "ours: pyspark": importlib.metadata.version("pyspark"),
              "ours: dbt-core": importlib.metadata.version("dbt-core"),
-             # the heap every `cdc` process of the run gets (CDC_DRIVER_MEMORY, else the profile's)
-             "ours: driver heap": spark_settings()["spark.driver.memory"]}
+             "ours: driver heap": driver_heap()}
     if "flink" in peers:
         found["flink: apache-flink"] = package_version(peers["flink"] / "venv" / "bin" / "python", "apache-flink")
     if "sdp" in peers:

@@ -18,7 +18,7 @@ from cdclake import home_lock, jars, memory, paths
 from cdclake.formats import KNOWN_FORMATS
 from cdclake.ingest import IngestError, Subscription, printable, read_client_config
 from cdclake.landing import LandingError
-from cdclake.runtime import MovedHomeError
+from cdclake.runtime import MovedHomeError, driver_heap
 
 EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 1, 2, 3
 
@@ -398,18 +398,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(" ".join(line.strip() for line in exc.code.splitlines() if line.strip()), EXIT_FAILED)
     except Exception as exc:
         if memory.out_of_memory(exc):
-            return _fail(_memory_advice(), EXIT_FAILED)
+            return _fail(memory.advice(driver_heap()), EXIT_FAILED)
         raise
     if code != 0 and memory.out_of_memory(None):
-        return _fail(_memory_advice(), EXIT_FAILED)
+        return _fail(memory.advice(driver_heap()), EXIT_FAILED)
     return code
-
-
-def _memory_advice() -> str:
-    from cdclake.runtime import spark_settings
-
-    # Spark's own default when a profile sets none
-    return memory.advice(spark_settings().get("spark.driver.memory", "1g"))
 
 
 if __name__ == "__main__":

@@ -57,6 +57,11 @@ def spark_settings(target: str = "local") -> dict[str, str]:
     return {str(k): str(v) for k, v in outputs.get("server_side_parameters", {}).items()}
 
 
+def driver_heap() -> str:
+    """The JVM heap of the embedded session: CDC_DRIVER_MEMORY, else the profile's default."""
+    return spark_settings()["spark.driver.memory"]
+
+
 def session_settings() -> dict[str, str]:
     """The settings of the embedded session: the profile's, the project's jars on the
     driver's class path and its Spark plugin (cdclake.jars), and JVM options for the log
