@@ -17,14 +17,16 @@ import sys
 OOM_EXIT_CODE = 52
 # how long a JVM that no longer answers may take to run its shutdown hooks and exit
 EXIT_WAIT_S = 30.0
-# Spark's words when the heap is below what it needs to start (UnifiedMemoryManager)
-START_REFUSED = "Please increase heap size"
+# what an error of the JVM says when its heap was too small: Spark's words when the heap is
+# below what it needs to start (UnifiedMemoryManager), and the error itself, which a failed
+# job reports while the JVM, about to exit, still answers
+OUT_OF_MEMORY_WORDS = ("Please increase heap size", "java.lang.OutOfMemoryError")
 
 
 def out_of_memory(error: BaseException | None) -> bool:
     """True when the command failed (raising `error`, or None when it returned a failure)
     because the Spark JVM's heap was too small."""
-    if error is not None and START_REFUSED in _text(error):
+    if error is not None and any(words in _text(error) for words in OUT_OF_MEMORY_WORDS):
         return True
     return _jvm_exit_code() == OOM_EXIT_CODE
 
