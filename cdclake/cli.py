@@ -398,11 +398,16 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(" ".join(line.strip() for line in exc.code.splitlines() if line.strip()), EXIT_FAILED)
     except Exception as exc:
         if memory.out_of_memory(exc):
-            return _fail(memory.advice(driver_heap()), EXIT_FAILED)
+            return _out_of_memory()
         raise
     if code != 0 and memory.out_of_memory(None):
-        return _fail(memory.advice(driver_heap()), EXIT_FAILED)
+        return _out_of_memory()
     return code
+
+
+def _out_of_memory() -> int:
+    memory.end_jvm()
+    return _fail(memory.advice(driver_heap()), EXIT_FAILED)
 
 
 if __name__ == "__main__":

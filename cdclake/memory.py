@@ -31,6 +31,27 @@ def out_of_memory(error: BaseException | None) -> bool:
     return _jvm_exit_code() == OOM_EXIT_CODE
 
 
+def end_jvm() -> None:
+    """End this process's Spark JVM, of no use once out of memory, and what listens to it,
+    so that nothing either prints comes after the command's own last line: the JVM logs
+    its dying tasks' errors while it exits, and pyspark's accumulator server prints a
+    traceback when the JVM's connection to it closes."""
+    from pyspark import SparkContext
+
+    proc = _jvm_process()
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=EXIT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    context = SparkContext._active_spark_context
+    server = getattr(context, "_accumulatorServer", None)
+    if server is not None:
+        server.shutdown()  # returns once its handler has seen the connection close
+
+
 def advice(heap: str) -> str:
     """What to tell the user whose command ran out of memory with a heap of `heap`."""
     return (f"Spark ran out of memory: its heap is {heap} (CDC_DRIVER_MEMORY). Run the command again "
@@ -53,17 +74,14 @@ def _text(error: BaseException) -> str:
 def _jvm_exit_code() -> int | None:
     """The exit code of this process's Spark JVM; None while it runs and answers, or when
     this process started none."""
-    if "pyspark" not in sys.modules:
-        return None
-    from pyspark import SparkContext
-
-    gateway = SparkContext._gateway
-    proc = getattr(gateway, "proc", None)
-    if gateway is None or proc is None:
+    proc = _jvm_process()
+    if proc is None:
         return None
     if proc.poll() is None:
+        from pyspark import SparkContext
+
         try:
-            gateway.jvm.java.lang.System.nanoTime()
+            SparkContext._gateway.jvm.java.lang.System.nanoTime()  # type: ignore[union-attr]
             return None
         except Exception:  # py4j: no connection, the JVM is on its way out
             pass
@@ -72,3 +90,12 @@ def _jvm_exit_code() -> int | None:
         except subprocess.TimeoutExpired:
             return None
     return int(proc.returncode)
+
+
+def _jvm_process() -> subprocess.Popen | None:
+    """The Spark JVM this process started; None when it started none."""
+    if "pyspark" not in sys.modules:
+        return None
+    from pyspark import SparkContext
+
+    return getattr(SparkContext._gateway, "proc", None)
