@@ -1,5 +1,5 @@
 """The embedded session: ANSI mode off as under dbt, the parallel garbage collector
-(CDC_DRIVER_JAVA_OPTIONS), the log settings of conf/log4j2.properties, Spark's classes
+(CDC_DRIVER_JAVA_OPTIONS), few finished queries kept, the log settings of conf/log4j2.properties, Spark's classes
 mapped from the archive `make setup` writes (cdclake/class_archive.py), Delta Lake from
 the jars it fetches (pom.xml, cdclake/jars.py), and the project's Spark plugin it compiles
 (jvm/)."""
@@ -7,6 +7,7 @@ the jars it fetches (pom.xml, cdclake/jars.py), and the project's Spark plugin i
 from __future__ import annotations
 
 import mmap
+import time
 
 import pytest
 
@@ -55,6 +56,19 @@ def test_the_session_reads_past_an_arrays_end_as_null_as_dbt_does(lake):
     session = get_session()
     assert session.sparkContext.getConf().get("spark.sql.ansi.enabled") == "false"
     assert session.sql("select element_at(array(1), 2) as past_the_end").collect()[0].past_the_end is None
+
+
+def test_the_session_keeps_few_finished_queries(lake):
+    # Spark keeps finished queries (their plans' text and graph) for its UI, which the
+    # session does not start: by default the last 1000, which a long `cdc run` reaches
+    session = get_session()
+    for n in range(25):
+        session.sql(f"select {n} as n").collect()
+    store = session._jsparkSession.sharedState().statusStore()
+    deadline = time.monotonic() + 10  # Spark notes and trims them in threads of its own
+    while store.executionsCount() > 10 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert store.executionsCount() <= 10
 
 
 def test_parameter_markers_are_bound_with_the_delta_extension(lake):
