@@ -36,11 +36,14 @@ SHORT_PROCESS_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:Res
 
 def home_env(home: Path, long_running: bool = False) -> dict[str, str]:
     """This process's environment for a child process with its own state folder `home`
-    (CDC_HOME, dbt's target and logs inside it), not the test session's lake; the JVM
-    options of a short process (SHORT_PROCESS_JAVA_OPTIONS) unless it is `long_running`."""
+    (CDC_HOME, dbt's target and logs inside it), not the test session's lake, nor the heap
+    of the test session; the JVM options of a short process (SHORT_PROCESS_JAVA_OPTIONS)
+    unless it is `long_running`."""
     env = dict(os.environ, CDC_HOME=str(home), DBT_TARGET_PATH=str(dbt_target(home)),
                DBT_LOG_PATH=str(home / "dbt-logs"))
     env.pop("CDC_TEST_HOME", None)
+    if env.pop("CDC_TEST_SESSION_HEAP_ONLY", None):  # the heap conftest gave the tests' session
+        env.pop("CDC_DRIVER_MEMORY", None)
     if not long_running:
         env.setdefault("CDC_DRIVER_JAVA_OPTIONS", SHORT_PROCESS_JAVA_OPTIONS)
     return env

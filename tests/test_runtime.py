@@ -7,6 +7,7 @@ the jars it fetches (pom.xml, cdclake/jars.py), and the project's Spark plugin i
 from __future__ import annotations
 
 import mmap
+import os
 import time
 
 import pytest
@@ -69,6 +70,15 @@ def test_the_session_keeps_few_finished_queries(lake):
     while store.executionsCount() > 10 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert store.executionsCount() <= 10
+
+
+def test_the_tests_session_has_a_larger_heap_than_the_commands_they_run(lake, tmp_path):
+    from process_support import home_env
+
+    if not os.environ.get("CDC_TEST_SESSION_HEAP_ONLY"):
+        pytest.skip("CDC_DRIVER_MEMORY is set for the whole run")
+    assert get_session().sparkContext.getConf().get("spark.driver.memory") == "3g"
+    assert "CDC_DRIVER_MEMORY" not in home_env(tmp_path)
 
 
 def test_parameter_markers_are_bound_with_the_delta_extension(lake):
