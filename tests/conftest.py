@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from process_support import SESSION_HEAP_ONLY, TEST_SESSION_HEAP
+
 if TYPE_CHECKING:
     from cdclake.lake import Lake
     from decoder_support import Decoders
@@ -23,14 +25,10 @@ os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or tempfile.mkdtemp(pre
 # dbt's compiled files and logs beside the state, so test runs don't share target/ and logs/
 os.environ["DBT_TARGET_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-target")
 os.environ["DBT_LOG_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-logs")
-# The tests' own session holds every module's lake in turn, the examples lake's megabyte
-# values among them: on the default heap of 1g it spent 160 s of a 1,083 s suite collecting
-# garbage, on 3g 37 s of 967 s. Child processes (`cdc`, dbt) keep what the user set, else
-# the default, as users' commands do (process_support.home_env).
-CHILD_DRIVER_MEMORY = os.environ.get("CDC_DRIVER_MEMORY")
-os.environ["CDC_DRIVER_MEMORY"] = CHILD_DRIVER_MEMORY or "3g"
-if CHILD_DRIVER_MEMORY is None:
-    os.environ["CDC_TEST_SESSION_HEAP_ONLY"] = "1"
+# the tests' own session's heap, unless one is set for the whole run (process_support)
+if "CDC_DRIVER_MEMORY" not in os.environ:
+    os.environ["CDC_DRIVER_MEMORY"] = TEST_SESSION_HEAP
+    os.environ[SESSION_HEAP_ONLY] = "1"
 
 # tests/examples' modules hold vendor messages other tests (test_udf_fuzz) reuse: importable
 # whatever the order pytest collects in

@@ -1,8 +1,8 @@
 """The embedded session: ANSI mode off as under dbt, the parallel garbage collector
-(CDC_DRIVER_JAVA_OPTIONS), few finished queries kept, the log settings of conf/log4j2.properties, Spark's classes
-mapped from the archive `make setup` writes (cdclake/class_archive.py), Delta Lake from
-the jars it fetches (pom.xml, cdclake/jars.py), and the project's Spark plugin it compiles
-(jvm/)."""
+(CDC_DRIVER_JAVA_OPTIONS), few finished queries kept, the log settings of
+conf/log4j2.properties, Spark's classes mapped from the archive `make setup` writes
+(cdclake/class_archive.py), Delta Lake from the jars it fetches (pom.xml, cdclake/jars.py),
+the project's Spark plugin it compiles (jvm/), and the tests' own heap."""
 
 from __future__ import annotations
 
@@ -73,11 +73,11 @@ def test_the_session_keeps_few_finished_queries(lake):
 
 
 def test_the_tests_session_has_a_larger_heap_than_the_commands_they_run(lake, tmp_path):
-    from process_support import home_env
+    from process_support import SESSION_HEAP_ONLY, TEST_SESSION_HEAP, home_env
 
-    if not os.environ.get("CDC_TEST_SESSION_HEAP_ONLY"):
+    if not os.environ.get(SESSION_HEAP_ONLY):
         pytest.skip("CDC_DRIVER_MEMORY is set for the whole run")
-    assert get_session().sparkContext.getConf().get("spark.driver.memory") == "3g"
+    assert get_session().sparkContext.getConf().get("spark.driver.memory") == TEST_SESSION_HEAP
     assert "CDC_DRIVER_MEMORY" not in home_env(tmp_path)
 
 
