@@ -78,18 +78,31 @@ def _jvm_exit_code() -> int | None:
     if proc is None:
         return None
     if proc.poll() is None:
-        from pyspark import SparkContext
-
-        try:
-            SparkContext._gateway.jvm.java.lang.System.nanoTime()  # type: ignore[union-attr]
+        if not _jvm_exiting():
             return None
-        except Exception:  # py4j: no connection, the JVM is on its way out
-            pass
         try:
             proc.wait(timeout=EXIT_WAIT_S)
         except subprocess.TimeoutExpired:
             return None
     return int(proc.returncode)
+
+
+def _jvm_exiting() -> bool:
+    """True when this process's Spark JVM no longer answers, or answers with its
+    SparkContext stopped: an exit (the OutOfMemoryError's) runs the JVM's shutdown hooks,
+    which stop the context first, and the command's call fails (`Job 0 cancelled because
+    SparkContext was shut down`, or an internal error of the stopped scheduler) while the
+    JVM still answers. No `cdc` command stops its context before it ends."""
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    try:
+        if context is None:
+            SparkContext._gateway.jvm.java.lang.System.nanoTime()  # type: ignore[union-attr]
+            return False
+        return bool(context._jsc.sc().isStopped())
+    except Exception:  # py4j: no connection, the JVM is on its way out
+        return True
 
 
 def _jvm_process() -> subprocess.Popen | None:
