@@ -1,10 +1,11 @@
 """When the embedded Spark runs out of memory: one line that says so and what to change.
 
 The JVM runs every task of the embedded session. A task that exhausts the heap ends the
-whole JVM, with Spark's exit code for that (SparkExitCode.OOM); the command's next call
-into it fails with a connection error that names no cause, and Python prints a traceback
-of hundreds of lines. A heap too small for Spark to start fails with Spark's advice to
-set spark.driver.memory, which `cdc` users set as CDC_DRIVER_MEMORY.
+whole JVM, with Spark's exit code for that (SparkExitCode.OOM); the command's call fails
+with an error that names no cause (the context shut down while the JVM exits, or no
+connection once it has), and Python prints a traceback of hundreds of lines. A heap too
+small for Spark to start fails with Spark's advice to set spark.driver.memory, which `cdc`
+users set as CDC_DRIVER_MEMORY.
 """
 
 from __future__ import annotations
