@@ -251,7 +251,7 @@ def test_a_call_that_fails_while_the_jvm_exits_out_of_memory_says_to_raise_the_h
 def test_a_heap_too_small_for_spark_to_start_says_to_raise_it(tmp_path):
     done, _ = run(tmp_path, "cdc", "sql", "select 1", env={"CDC_DRIVER_MEMORY": "256m"})
     assert done.returncode == 1, done.stderr[-3000:]
-    assert done.stderr.splitlines()[-1] == _advice_line("256m", "512m")
+    assert done.stderr.splitlines()[-1] == _advice_line("256m", "512m"), done.stderr[-3000:]
 
 
 @pytest.mark.parametrize("heap, more", [("4g", "8g"), ("768m", "1536m"), ("2G", "4G"), ("1.5g", "1.5g")])
