@@ -88,7 +88,7 @@ class Running:
             self.process = subprocess.Popen(
                 [str(BIN / "cdc"), "run", "--every", "2s", "--bootstrap-servers", bootstrap,
                  "--topics", ",".join(RUN_TOPICS), "--timeout", "5", *extra],
-                cwd=PROJECT, env=home_env(home, long_running), start_new_session=True, stdout=log,
+                cwd=PROJECT, env=home_env(home, long_running), process_group=0, stdout=log,
                 stderr=subprocess.STDOUT)
 
     def cycles(self) -> list[str]:

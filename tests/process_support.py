@@ -136,7 +136,8 @@ def killed_when(home: Path, target: Path, *args: str) -> bool:
     (False: it ended first)."""
     if target.exists():
         return False
-    process = subprocess.Popen([str(BIN / "cdc"), *args], cwd=PROJECT, env=home_env(home), start_new_session=True,
+    # a process group of its own, not a session: tests/early.py
+    process = subprocess.Popen([str(BIN / "cdc"), *args], cwd=PROJECT, env=home_env(home), process_group=0,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 600
     while process.poll() is None and time.monotonic() < deadline:
