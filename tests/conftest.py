@@ -40,14 +40,23 @@ VECTORS = Path(__file__).resolve().parent / "vectors"
 
 # the fixtures whose results the early jobs make (tests/early.py)
 WAITS_FOR_EARLY_JOBS = frozenset({"user_home", "reference_lake", "ran"})
+# of which those that wait for the Kafka run (the longer job)
+WAITS_FOR_KAFKA_RUN = frozenset({"reference_lake", "ran"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The modules with a test that waits for an early job run last, in the order they were
+    """The modules with a test that waits for an early job run last, those that wait for the
+    Kafka run after those that wait for the user home only, each in the order they were
     collected: the tests before them keep both cores busy while the jobs finish in the
     background (tests/early.py). The examples lake's modules come first as collected."""
-    waits = {item.module for item in items if WAITS_FOR_EARLY_JOBS & set(getattr(item, "fixturenames", ()))}
-    items.sort(key=lambda item: item.module in waits)
+    def waits(item: pytest.Item) -> int:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        return 2 if WAITS_FOR_KAFKA_RUN & fixtures else 1 if WAITS_FOR_EARLY_JOBS & fixtures else 0
+
+    rank: dict[object, int] = {}
+    for item in items:
+        rank[item.module] = max(rank.get(item.module, 0), waits(item))
+    items.sort(key=lambda item: rank[item.module])
 
 
 @pytest.fixture(scope="session")

@@ -2,20 +2,25 @@
 
 A state folder used as a user would (tests/process_support.py's user home, the `cdc run`
 of tests/kafka_run.py) is mostly child processes: this process waits while they run.
-Started in one background thread at the session's first test, they run while the examples
-lake builds in this process's Spark (tests/examples/conftest.py); the fixture that needs
-one takes its result when its first test comes, waiting if it is not done. One thread: the
-jobs run one after the other, so at most one child process shares the two cores with this
-process's work.
+Started in background threads at the session's first test, one per job, they run while
+the examples lake builds in this process's Spark (tests/examples/conftest.py); the fixture
+that needs one takes its result when its first test comes, waiting if it is not done.
 
-The thread and every process it starts run at a lower priority (BACKGROUND_NICENESS):
+The threads and every process they start run at a lower priority (BACKGROUND_NICENESS):
 they take the cores that the examples lake leaves idle (while Spark plans a query, or dbt
-parses) and do not slow it down; the modules that wait for them run last
+parses) and do not slow it down; the modules that wait for them run last, those that wait
+for the Kafka run (the longer job) after those that wait for the user home only
 (tests/conftest.py, pytest_collection_modifyitems), so the tests before them fill both
-cores while the jobs finish. At the same priority the examples lake shared both cores
-with the jobs for its whole build (its fixture took 760 s, so 464 s), and the later
-tests, one process at a time, left a core idle for minutes: `make test` ran pytest in
-1,246 s, so 945 s.
+cores while the jobs finish. A niceness holds only within the session of its process
+(Linux's autogroup scheduling gives each session an equal share of the CPU, whatever the
+niceness of its processes): a child process that must be killed with its children has a
+process group of its own, never a session of its own. The broker and the `cdc` processes
+of the Kafka run and the user home's killed builds had sessions of their own, and took as
+much CPU as this process: the examples lake took 362 s in the suite (208 s alone), and
+pytest ran the suite in 753 s. In the same session but with one thread for both jobs,
+the Kafka run ended after the tests before the last modules, and the first of those waited
+75 s for it, 25 of them with both cores idle (675 s); with a thread per job, both cores
+stay busy until the last modules (655 s).
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-# the niceness of the jobs' thread and of every process it starts (Linux: a thread's own,
+# the niceness of the jobs' threads and of every process they start (Linux: a thread's own,
 # inherited by the processes it forks); the lint beside the tests (Makefile) runs at 19
 BACKGROUND_NICENESS = 10
+# threads for the jobs: one each (tests/conftest.py starts two)
+MAX_JOBS = 4
 
 
 def _lower_priority() -> None:
@@ -38,10 +45,10 @@ def _lower_priority() -> None:
 
 
 class EarlyJobs:
-    """Named jobs run in one background thread, in the order they were started."""
+    """Named jobs, each run in a background thread of its own."""
 
     def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="early", initializer=_lower_priority)
+        self._pool = ThreadPoolExecutor(max_workers=MAX_JOBS, thread_name_prefix="early", initializer=_lower_priority)
         self._jobs: dict[str, Future[Any]] = {}
 
     def start(self, name: str, job: Callable[[], Any]) -> None:
