@@ -38,10 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "examples"))
 VECTORS = Path(__file__).resolve().parent / "vectors"
 
 
-# the fixtures whose results the early jobs make (tests/early.py)
-WAITS_FOR_EARLY_JOBS = frozenset({"user_home", "reference_lake", "ran"})
-# of which those that wait for the Kafka run (the longer job)
+# the fixtures whose results the early jobs make (tests/early.py): the user home's, and
+# those that wait for the Kafka run (the longer job)
+WAITS_FOR_USER_HOME = frozenset({"user_home"})
 WAITS_FOR_KAFKA_RUN = frozenset({"reference_lake", "ran"})
+WAITS_FOR_EARLY_JOBS = WAITS_FOR_USER_HOME | WAITS_FOR_KAFKA_RUN
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -87,12 +88,12 @@ def early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
 
     jobs = EarlyJobs()
     needed = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
-    if "user_home" in needed:
+    if WAITS_FOR_USER_HOME & needed:
         from process_support import crashed_and_rebuilt
 
         home = tmp_path_factory.mktemp("user-home")
         jobs.start("user home", lambda: crashed_and_rebuilt(home))
-    if {"ran", "reference_lake"} & needed and os.environ.get("CDC_SKIP_KAFKA") != "1":
+    if WAITS_FOR_KAFKA_RUN & needed and os.environ.get("CDC_SKIP_KAFKA") != "1":
         from kafka_run import run_kafka
 
         lake = request.getfixturevalue("lake")
