@@ -90,3 +90,42 @@ def test_each_decoder_staging_model_is_its_one_tag(tmp_path: Path):
     ignored = (ROOT / ".sqlfluffignore").read_text()
     assert "models/silver/staging/stg_cdc__*.sql" in ignored
     assert "!models/silver/staging/stg_cdc__messages.sql" in ignored
+
+
+# ---------------------------------------------------------------------------- YAML
+
+def _yaml_files() -> list[Path]:
+    return sorted(p for pattern in ("*.yml", "*.yaml") for p in ROOT.glob(pattern)) + sorted(
+        p for folder in ("models", "macros", "seeds", "profiles", "samples")
+        for pattern in ("**/*.yml", "**/*.yaml") for p in (ROOT / folder).glob(pattern))
+
+
+def _duplicate_keys(text: str) -> list[str]:
+    """`key (line n)` of every mapping key given twice in one mapping: YAML loaders keep the
+    last value and drop the first without a word (dbt only warns, DuplicateYAMLKeysDeprecation,
+    in its log), so a second `data_tests:` of a model silently removes the first one's tests."""
+    import yaml
+
+    found: list[str] = []
+
+    class Strict(yaml.SafeLoader):
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+            seen: set[object] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if key in seen:
+                    found.append(f"{key} (line {key_node.start_mark.line + 1})")
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    yaml.load(text, Loader=Strict)
+    return found
+
+
+@pytest.mark.parametrize("path", _yaml_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_yaml_file_gives_a_key_twice(path: Path):
+    assert _duplicate_keys(path.read_text(encoding="utf-8")) == []
+
+
+def test_a_key_given_twice_is_found():
+    assert _duplicate_keys("a:\n  data_tests: [x]\n  columns: []\n  data_tests: [y]\nb: 1\n") == ["data_tests (line 4)"]
