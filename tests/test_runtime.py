@@ -2,17 +2,19 @@
 (CDC_DRIVER_JAVA_OPTIONS), few finished queries kept, the log settings of
 conf/log4j2.properties, Spark's classes mapped from the archive `make setup` writes
 (cdclake/class_archive.py), Delta Lake from the jars it fetches (pom.xml, cdclake/jars.py),
-the project's Spark plugin it compiles (jvm/), and the tests' own heap."""
+the project's Spark plugin it compiles (jvm/), the tests' own heap, and Hive's session
+folder in the state folder, not in /tmp."""
 
 from __future__ import annotations
 
 import mmap
 import os
 import time
+from pathlib import Path
 
 import pytest
 
-from cdclake import class_archive, jars
+from cdclake import class_archive, jars, paths
 from cdclake.runtime import get_session, session_settings
 
 
@@ -70,6 +72,19 @@ def test_the_session_keeps_few_finished_queries(lake):
     while store.executionsCount() > 10 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert store.executionsCount() <= 10
+
+
+def test_the_hive_session_keeps_its_folder_in_the_state_folder(lake):
+    # Hive's session makes a folder for downloaded resources, by default a new
+    # <session id>_resources in the JVM's temporary folder that nothing removes (a folder
+    # in /tmp per `cdc` command, left there): the profile puts it in the state folder
+    session = get_session()
+    session.sql("show databases").collect()  # the Hive client has started
+    started = session.sparkContext.startTime / 1000
+    temporary = Path(str(session._jvm.java.lang.System.getProperty("java.io.tmpdir")))
+    since = [p.name for p in temporary.glob("*_resources") if p.is_dir() and p.stat().st_ctime >= started - 1]
+    assert since == []
+    assert (paths.cdc_home() / "hive-resources").is_dir()
 
 
 def test_the_tests_session_has_a_larger_heap_than_the_commands_they_run(lake, tmp_path):
