@@ -46,6 +46,13 @@ def metastore_dir() -> Path:
     return cdc_home() / "metastore_db"
 
 
+def scratch_dir() -> Path:
+    """The session JVM's temporary folder (java.io.tmpdir) and Spark's local folder
+    (spark.local.dir, its spill and shuffle files): emptied at every session's start
+    (cdclake.recovery.empty_scratch_dir)."""
+    return cdc_home() / "tmp"
+
+
 def lock_file(home: Path) -> Path:
     """The lock that keeps a second process off `home` (cdclake.home_lock)."""
     return home / ".cdc.lock"

@@ -5,7 +5,8 @@ a build killed in between leaves a table folder that the metastore does not know
 every later `create table` there fails with LOCATION_ALREADY_EXISTS, `--full-refresh`
 too. Run at session start, while this process holds the CDC_HOME lock (no other build
 can be writing), `remove_orphan_table_folders` deletes such folders, so that building
-again is the whole recovery.
+again is the whole recovery. A killed session also leaves its temporary, spill and shuffle
+files (`paths.scratch_dir`): `empty_scratch_dir` removes them before the next session starts.
 """
 
 from __future__ import annotations
@@ -45,3 +46,18 @@ def remove_orphan_table_folders(spark: SparkSession, warehouse: Path) -> list[Pa
               "left by an interrupted build", file=sys.stderr)
         shutil.rmtree(path)
     return orphans
+
+
+def empty_scratch_dir() -> Path:
+    """Empty the session's temporary folder (paths.scratch_dir), creating it if need be:
+    what is in it now is a killed process's (a process that ends normally removes its
+    own). Only while this process holds the CDC_HOME lock: no other session is using it."""
+    scratch = paths.scratch_dir()
+    if scratch.is_dir():
+        for entry in scratch.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+    scratch.mkdir(parents=True, exist_ok=True)
+    return scratch

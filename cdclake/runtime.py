@@ -102,7 +102,8 @@ def get_session() -> SparkSession:
 
     First locks `$CDC_HOME` for this process (cdclake.home_lock): raises HomeBusyError
     when another process uses it. Then, holding the lock, removes what a killed build
-    left behind (cdclake.recovery), so that building again recovers it.
+    left behind (cdclake.recovery): its temporary files before the JVM starts, its table
+    folders after, so that building again recovers it.
     """
     global _session
     if _session is not None:
@@ -114,8 +115,10 @@ def get_session() -> SparkSession:
     from pyspark.sql import SparkSession
 
     from cdclake.landing import ensure_bronze
-    from cdclake.recovery import remove_orphan_table_folders
+    from cdclake.recovery import empty_scratch_dir, remove_orphan_table_folders
     from udfs import register_all
+
+    empty_scratch_dir()
 
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in session_settings().items():

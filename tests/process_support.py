@@ -167,11 +167,22 @@ class UserHome:
     landed: list[str]  # what each `cdc land` printed
     kills: list[tuple[str, bool]]  # (kill point, the kill hit a running build)
     rebuild: subprocess.CompletedProcess[str]  # the plain dbt build after the kills
+    # the names in the home's temporary folder (cdclake.paths.scratch_dir) right after each
+    # kill, and after the plain dbt build
+    scratch_after_kills: list[set[str]]
+    scratch_after_rebuild: set[str]
+
+
+def _scratch(home: Path) -> set[str]:
+    return {p.name for p in (home / "tmp").iterdir()}
 
 
 def crashed_and_rebuilt(home: Path) -> UserHome:
     landed = [run(home, "cdc", "land", *files, *(["--topic", topic] if topic else [])).stdout
               for files, topic in USER_LANDINGS]
-    kills = [(folder, build_killed_at(home, folder)) for folder in KILL_POINTS]
+    kills, scratch = [], []
+    for folder in KILL_POINTS:
+        kills.append((folder, build_killed_at(home, folder)))
+        scratch.append(_scratch(home))
     rebuild = run(home, "dbt", "build", "--profiles-dir", "profiles")
-    return UserHome(home, landed, kills, rebuild)
+    return UserHome(home, landed, kills, rebuild, scratch, _scratch(home))

@@ -20,6 +20,15 @@ def test_every_kill_hit_a_running_build(user_home):
     assert all(hit for _, hit in user_home.kills), user_home.kills
 
 
+def test_a_killed_builds_temporary_files_are_in_the_state_folder_until_the_next_session(user_home):
+    # Spark's spill and shuffle folder (blockmgr-*) and the JVM's temporary files of the
+    # killed build are in the home's tmp, not in /tmp; the next session removed them
+    for left in user_home.scratch_after_kills:
+        assert any(name.startswith("blockmgr-") for name in left), left
+    assert not user_home.scratch_after_kills[0] & user_home.scratch_after_kills[1]
+    assert not user_home.scratch_after_kills[1] & user_home.scratch_after_rebuild
+
+
 def test_building_again_recovers_the_gold_of_an_uninterrupted_build(user_home, lake, reference_lake):
     # the last killed build's leftover was named when it was removed
     assert "left by an interrupted build" in user_home.rebuild.stderr

@@ -2,13 +2,14 @@
 (CDC_DRIVER_JAVA_OPTIONS), few finished queries kept, the log settings of
 conf/log4j2.properties, Spark's classes mapped from the archive `make setup` writes
 (cdclake/class_archive.py), Delta Lake from the jars it fetches (pom.xml, cdclake/jars.py),
-the project's Spark plugin it compiles (jvm/), the tests' own heap, and Hive's session
-folder in the state folder, not in /tmp."""
+the project's Spark plugin it compiles (jvm/), the tests' own heap, and the temporary
+files in the state folder, not in /tmp."""
 
 from __future__ import annotations
 
 import mmap
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -74,17 +75,22 @@ def test_the_session_keeps_few_finished_queries(lake):
     assert store.executionsCount() <= 10
 
 
-def test_the_hive_session_keeps_its_folder_in_the_state_folder(lake):
-    # Hive's session makes a folder for downloaded resources, by default a new
-    # <session id>_resources in the JVM's temporary folder that nothing removes (a folder
-    # in /tmp per `cdc` command, left there): the profile puts it in the state folder
+def test_the_session_keeps_its_temporary_files_in_the_state_folder(lake):
+    # the JVM's temporary folder and Spark's local folder (spill, shuffle, its session
+    # folders) are the state folder's tmp (cdclake.paths.scratch_dir), emptied at every
+    # session's start: nothing of a `cdc` command stays in /tmp (Hive's session made a new
+    # <session id>_resources folder there per command, which nothing removed)
     session = get_session()
     session.sql("show databases").collect()  # the Hive client has started
+    scratch = paths.scratch_dir()
+    jvm = session._jvm
+    assert Path(str(jvm.java.lang.System.getProperty("java.io.tmpdir"))) == scratch
+    block_folders = jvm.org.apache.spark.SparkEnv.get().blockManager().diskBlockManager().localDirs()
+    assert [Path(str(folder)).parent for folder in block_folders] == [scratch]
+    assert any(scratch.glob("*_resources"))
     started = session.sparkContext.startTime / 1000
-    temporary = Path(str(session._jvm.java.lang.System.getProperty("java.io.tmpdir")))
-    since = [p.name for p in temporary.glob("*_resources") if p.is_dir() and p.stat().st_ctime >= started - 1]
-    assert since == []
-    assert (paths.cdc_home() / "hive-resources").is_dir()
+    system_tmp = Path(tempfile.gettempdir())
+    assert [p.name for p in system_tmp.glob("*_resources") if p.is_dir() and p.stat().st_ctime >= started - 1] == []
 
 
 def test_the_tests_session_has_a_larger_heap_than_the_commands_they_run(lake, tmp_path):
