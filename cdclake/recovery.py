@@ -50,8 +50,9 @@ def remove_orphan_table_folders(spark: SparkSession, warehouse: Path) -> list[Pa
 
 def empty_scratch_dir() -> Path:
     """Empty the session's temporary folder (paths.scratch_dir), creating it if need be:
-    what is in it now is a killed process's (a process that ends normally removes its
-    own). Only while this process holds the CDC_HOME lock: no other session is using it."""
+    what is in it now is an ended process's (one that ends normally removes its spill and
+    shuffle files; Hive's session folder stays, and a killed one's everything). Only while
+    this process holds the CDC_HOME lock: no other session is using it."""
     scratch = paths.scratch_dir()
     if scratch.is_dir():
         for entry in scratch.iterdir():
