@@ -110,7 +110,7 @@ def main() -> int:
         sp_s, sp_rate = spark_rate(format_id, data)
         print(f"{format_id} spark:  {len(data):,} records in {sp_s:.1f} s = {sp_rate:,.0f} records/s")
         rows += [f"| {format_id} | Python function | {len(data):,} | {mean_bytes:.0f} | {py_s:.1f} | {py_rate:,.0f} |",
-                 f"| {format_id} | Spark pandas UDF | {len(data):,} | {mean_bytes:.0f} | {sp_s:.1f} | {sp_rate:,.0f} |"]
+                 f"| {format_id} | Spark Arrow UDF | {len(data):,} | {mean_bytes:.0f} | {sp_s:.1f} | {sp_rate:,.0f} |"]
 
     write_section(args.out, [
         SECTION,

@@ -140,3 +140,41 @@ def test_the_plugin_is_turned_on_only_with_its_jar(monkeypatch: pytest.MonkeyPat
     (tmp_path / "other.jar").write_bytes(b"")
     monkeypatch.setenv("CDC_JARS", str(tmp_path))
     assert "spark.plugins" not in session_settings()
+
+
+def test_the_udfs_run_in_python_workers_without_pandas(lake):
+    # the project's UDFs are Arrow UDFs (udfs/arrow.py) and pandas is not installed: a
+    # pandas UDF imports pandas into every Python worker (about 43 MiB each), and so does
+    # pyarrow when pandas is there. A probe chained onto each UDF runs in the same worker,
+    # after it, and says whether pandas is loaded there.
+    import pyarrow as pa
+    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+    def pandas_loaded(values: pa.Array) -> pa.Array:
+        import sys
+
+        return pa.array(["pandas" in sys.modules] * len(values), pa.bool_())
+
+    session = get_session()
+    session.udf.register("pandas_loaded", arrow_udf(pandas_loaded, "boolean", ArrowUDFType.SCALAR))
+    calls = {
+        "cdc_type_keys": "cdc_type_keys('mysql', 'decimal(10,2)')",
+        "cdc_parse_ddl": "cdc_parse_ddl('alter table t add c int', 'mysql')",
+        "cdc_decode_ddlmeta": "cdc_decode_ddlmeta('not base64')",
+        "cdc_decode_dts_avro": "cdc_decode_dts_avro('not base64')",
+        "cdc_decode_drs_avro": "cdc_decode_drs_avro('not base64', null)",
+        "cdc_decode_mongo_change": "cdc_decode_mongo_change('{}', null)",
+        "cdc_fold_documents": "cdc_fold_documents('[]')",
+    }
+    loaded, evaluations = {}, {}
+    for name, call in calls.items():
+        query = session.sql(f"select pandas_loaded({call}) as loaded")
+        # one evaluation of both in one worker (UDFs of one kind chain; a pandas UDF and an
+        # Arrow UDF would be two, and the probe could run in a worker the UDF did not)
+        evaluations[name] = query._jdf.queryExecution().executedPlan().toString().count("ArrowEvalPython")
+        loaded[name] = query.collect()[0]["loaded"]
+    assert evaluations == dict.fromkeys(calls, 1)
+    # pyarrow imports pandas whenever it is installed (to build an array from Python values)
+    assert loaded == dict.fromkeys(calls, False), (
+        "pandas was imported in a Python worker: it is no dependency of the project, but a virtualenv made "
+        "before may still hold it (`.venv/bin/pip uninstall pandas`)")

@@ -5,8 +5,8 @@ truncated, bit-flipped and spliced copies of the valid inputs the example tests 
 deep nesting, huge numbers and 1 MB strings. It must return None or its declared type
 (JSON text for the decoders, a dict for type_keys), bad input being the module's own
 failure result (an `error` the SQL turns into a reject); text must be UTF-8 that Arrow
-holds (no lone surrogates). Each pandas wrapper gets a Series of fuzzed values and must
-return one row per input row that Arrow converts to the UDF's result type.
+holds (no lone surrogates). Each Arrow UDF (udfs/arrow.py) gets arrays of fuzzed values
+and must return an array of the UDF's result type with one row per input row.
 
 The valid inputs are those of the example tests, imported from their modules (pytest puts
 tests/ on sys.path). Hypothesis is derandomized (a fixed seed per test, no example
@@ -18,11 +18,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -44,7 +42,7 @@ from test_drs_avro_examples import (
 )
 from test_drs_mongo_examples import BAD_MESSAGES, OID, TYPED_VALUE
 from test_dts_avro_examples import case_records
-from udfs import ddl, ddlmeta, drs_avro, dts_avro, mongo, types
+from udfs import arrow, ddl, ddlmeta, drs_avro, dts_avro, mongo, types
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 # derandomized: the same examples on every run; a few seconds in all
@@ -67,12 +65,11 @@ def check_text(result: Any, nullable: bool = True) -> dict[str, Any] | list[Any]
     return json.loads(result)
 
 
-def check_series(wrapper: Callable[..., pd.Series], *columns: list[Any]) -> pd.Series:
-    """A string-returning pandas UDF: one row per input row, convertible to an Arrow string array."""
-    out = wrapper(*(pd.Series(c, dtype=object) for c in columns))
-    assert isinstance(out, pd.Series) and len(out) == len(columns[0])
-    pa.Array.from_pandas(out, type=pa.string())
-    return out
+def check_arrays(over_arrays: arrow.RowWise, *columns: list[Any]) -> list[Any]:
+    """A string-returning Arrow UDF: a string array of one row per input row; its values."""
+    out = over_arrays(*(pa.array(c, pa.string()) for c in columns))
+    assert isinstance(out, pa.Array) and out.type == pa.string() and len(out) == len(columns[0])
+    return out.to_pylist()
 
 
 # ---------------------------------------------------------------------------- strategies
@@ -180,8 +177,8 @@ def test_parse_ddl_edge_inputs(text: str, dialect: str) -> None:
 @FEW
 @given(rows=st.lists(st.tuples(st.one_of(st.none(), any_text, mutated_text(DDL_TEXTS)),
                                st.sampled_from(DIALECT_NAMES)), min_size=1, max_size=5))
-def test_parse_ddl_series(rows: list[tuple[str | None, str | None]]) -> None:
-    out = check_series(ddl._parse_ddl_series, [t for t, _ in rows], [d for _, d in rows])
+def test_parse_ddl_arrays(rows: list[tuple[str | None, str | None]]) -> None:
+    out = check_arrays(ddl.parse_ddl_arrays, [t for t, _ in rows], [d for _, d in rows])
     assert [v is None for v in out] == [t is None for t, _ in rows]
 
 
@@ -212,8 +209,8 @@ def test_decode_ddlmeta_edge_inputs(value: str) -> None:
 @FEW
 @given(values=st.lists(st.one_of(st.none(), base64_of_bytes, mutated_bytes(DDLMETA_BYTES).map(b64)),
                        min_size=1, max_size=5))
-def test_decode_ddlmeta_series(values: list[str | None]) -> None:
-    out = check_series(ddlmeta._decode_series, values)
+def test_decode_ddlmeta_arrays(values: list[str | None]) -> None:
+    out = check_arrays(ddlmeta.decode_ddlmeta_arrays, values)
     assert [v is None for v in out] == [v is None for v in values]
 
 
@@ -256,8 +253,8 @@ def test_decode_drs_avro_edge_inputs(value: str) -> None:
 @FEW
 @given(rows=st.lists(st.tuples(st.one_of(st.none(), base64_of_bytes, mutated_bytes(DRS_BYTES).map(b64)),
                                st.sampled_from(DRS_SPECS)), min_size=1, max_size=5))
-def test_decode_drs_avro_series(rows: list[tuple[str | None, str | None]]) -> None:
-    check_series(drs_avro._decode_series, [v for v, _ in rows], [s for _, s in rows])
+def test_decode_drs_avro_arrays(rows: list[tuple[str | None, str | None]]) -> None:
+    check_arrays(drs_avro.decode_drs_avro_arrays, [v for v, _ in rows], [s for _, s in rows])
 
 
 # ---------------------------------------------------------------------------- DTS Avro (udfs/dts_avro.py)
@@ -312,8 +309,8 @@ def test_decode_dts_avro_extreme_values(branch: str, payload: dict[str, Any]) ->
 @FEW
 @given(values=st.lists(st.one_of(st.none(), base64_of_bytes, mutated_bytes(DTS_BYTES).map(b64)),
                        min_size=1, max_size=5))
-def test_decode_dts_avro_series(values: list[str | None]) -> None:
-    out = check_series(dts_avro._decode_series, values)
+def test_decode_dts_avro_arrays(values: list[str | None]) -> None:
+    out = check_arrays(dts_avro.decode_dts_avro_arrays, values)
     assert [v is None for v in out] == [v is None for v in values]
 
 
@@ -346,7 +343,7 @@ MONGO_EDGE = [
 def check_change(result: Any) -> None:
     assert isinstance(result, dict)
     assert set(result) == {"kind", "document", "fields", "types", "id", "error"}
-    check_text(json.dumps(result, ensure_ascii=False), nullable=False)  # as _decode_series returns it
+    check_text(json.dumps(result, ensure_ascii=False), nullable=False)  # as decode_change_arrays returns it
 
 
 @FUZZ
@@ -367,8 +364,8 @@ def test_decode_change_edge_inputs(value: str) -> None:
 @given(rows=st.lists(st.tuples(st.one_of(st.none(), any_text, mutated_text(MONGO_TEXTS)),
                                st.one_of(st.none(), st.just(WHERE), mutated_text(MONGO_TEXTS))),
                      min_size=1, max_size=5))
-def test_decode_change_series(rows: list[tuple[str | None, str | None]]) -> None:
-    check_series(mongo._decode_series, [v for v, _ in rows], [w for _, w in rows])
+def test_decode_change_arrays(rows: list[tuple[str | None, str | None]]) -> None:
+    check_arrays(mongo.decode_change_arrays, [v for v, _ in rows], [w for _, w in rows])
 
 
 # ---------------------------------------------------------------------------- Mongo fold (udfs/mongo.py)
@@ -435,20 +432,20 @@ def check_fold(result: Any) -> None:
 @FUZZ
 @given(text=st.one_of(any_text, mutated_text(EVENT_TEXTS), events.map(json.dumps)))
 def test_fold_documents_never_raises(text: str) -> None:
-    (result,) = check_series(mongo._fold_series, [text])
+    (result,) = check_arrays(mongo.fold_documents_arrays, [text])
     check_fold(result)
 
 
 @pytest.mark.parametrize("text", FOLD_EDGE, ids=range(len(FOLD_EDGE)))
 def test_fold_documents_edge_inputs(text: str) -> None:
-    (result,) = check_series(mongo._fold_series, [text])
+    (result,) = check_arrays(mongo.fold_documents_arrays, [text])
     check_fold(result)
 
 
 @FEW
 @given(texts=st.lists(st.one_of(st.none(), mutated_text(EVENT_TEXTS), events.map(json.dumps)), min_size=1, max_size=5))
-def test_fold_documents_series(texts: list[str | None]) -> None:
-    out = check_series(mongo._fold_series, texts)
+def test_fold_documents_arrays(texts: list[str | None]) -> None:
+    out = check_arrays(mongo.fold_documents_arrays, texts)
     assert all(v is None for v, t in zip(out, texts, strict=True) if t is None)
 
 
@@ -477,12 +474,11 @@ def check_type_keys(result: Any) -> None:
         assert number is None or (isinstance(number, int) and -2**31 <= number < 2**31)
 
 
-def check_type_keys_series(systems: list[str | None], vendor_types: list[str | None]) -> None:
-    out = types._type_keys_series(pd.Series(systems, dtype=object), pd.Series(vendor_types, dtype=object))
-    assert isinstance(out, pd.DataFrame) and len(out) == len(systems)
-    schema = pa.schema([("keys", pa.list_(pa.string())), ("precision", pa.int32()), ("scale", pa.int32()),
-                        ("is_null_value", pa.bool_())])
-    pa.Table.from_pandas(out, schema=schema, preserve_index=False)
+def check_type_keys_arrays(systems: list[str | None], vendor_types: list[str | None]) -> None:
+    out = types.type_keys_arrays(pa.array(systems, pa.string()), pa.array(vendor_types, pa.string()))
+    assert out.type == pa.struct([("keys", pa.list_(pa.string())), ("precision", pa.int32()),
+                                  ("scale", pa.int32()), ("is_null_value", pa.bool_())])
+    assert len(out) == len(systems) and out.null_count == 0  # a type without keys: a row of NULLs
 
 
 @FUZZ
@@ -514,7 +510,7 @@ def test_type_keys_precision_and_scale_fit_int32(vendor_type: str, precision: in
     for a Spark decimal: the column stays exact text)."""
     found = types.type_keys("oracle", vendor_type)
     assert found is not None and (found["precision"], found["scale"]) == (precision, scale)
-    check_type_keys_series(["oracle"], [vendor_type])
+    check_type_keys_arrays(["oracle"], [vendor_type])
 
 
 @FEW
@@ -523,13 +519,13 @@ def test_type_keys_precision_and_scale_fit_int32(vendor_type: str, precision: in
                                          st.sampled_from([t for t in TYPE_PARAMETERS if len(t) < MB]),
                                          mutated_text(TYPE_TEXTS))),
                      min_size=1, max_size=5))
-def test_type_keys_series(rows: list[tuple[str | None, str | None]]) -> None:
-    check_type_keys_series([s for s, _ in rows], [t for _, t in rows])
+def test_type_keys_arrays(rows: list[tuple[str | None, str | None]]) -> None:
+    check_type_keys_arrays([s for s, _ in rows], [t for _, t in rows])
 
 
-def test_type_keys_series_of_synth_types() -> None:
+def test_type_keys_arrays_of_synth_types() -> None:
     vendor_types = [t for table in synth.COLUMNS.values() for t in table.values()]
-    check_type_keys_series(["mysql"] * len(vendor_types), vendor_types)
+    check_type_keys_arrays(["mysql"] * len(vendor_types), vendor_types)
 
 
 # ---------------------------------------------------------------------------- the valid inputs are valid
@@ -543,5 +539,5 @@ def test_the_inputs_the_mutations_start_from_are_read() -> None:
     assert all(mongo.decode_change(m["value"], m["where"])["error"] is None for m in GENERATED_MONGO)
     assert all(json.loads(ddl.parse_ddl(t, d))["action"] != "UNKNOWN" for d, t, _ in list(CASES.values())[:20])
     for text in EVENT_TEXTS:
-        (result,) = check_series(mongo._fold_series, [text])
+        (result,) = check_arrays(mongo.fold_documents_arrays, [text])
         assert isinstance(json.loads(result), list)

@@ -39,7 +39,9 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import pyarrow as pa
+
+from udfs import arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -534,12 +536,8 @@ def _parse_mongo_command(text: str) -> dict[str, Any]:
     return result
 
 
-def _parse_ddl_series(texts: pd.Series, dialects: pd.Series) -> pd.Series:
-    return pd.Series([parse_ddl(t, d) for t, d in zip(texts, dialects, strict=True)], dtype=object)
+parse_ddl_arrays = arrow.RowWise(parse_ddl, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.functions import pandas_udf
-
-    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
-    spark.udf.register("cdc_parse_ddl", pandas_udf(_parse_ddl_series, "string"))  # type: ignore[call-overload]
+    arrow.register(spark, "cdc_parse_ddl", parse_ddl_arrays, "string")

@@ -20,7 +20,9 @@ import binascii
 import json
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import pyarrow as pa
+
+from udfs import arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -161,12 +163,8 @@ def decode_ddlmeta(b64: str | None) -> str | None:
         return json.dumps(_failure(f"unexpected DDLMeta layout ({type(exc).__name__}: {str(exc)[:200]})"))
 
 
-def _decode_series(values: pd.Series) -> pd.Series:
-    return pd.Series([decode_ddlmeta(v) for v in values], dtype=object)
+decode_ddlmeta_arrays = arrow.RowWise(decode_ddlmeta, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.functions import pandas_udf
-
-    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
-    spark.udf.register("cdc_decode_ddlmeta", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]
+    arrow.register(spark, "cdc_decode_ddlmeta", decode_ddlmeta_arrays, "string")

@@ -38,8 +38,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-import pandas as pd
+import pyarrow as pa
 
+from udfs import arrow
 from udfs.canonical import fraction, plain_float
 
 if TYPE_CHECKING:
@@ -330,12 +331,8 @@ def decode_drs_avro(value_base64: str | None, schema_paths: str | None) -> str:
     return decode(data, configured)
 
 
-def _decode_series(values: pd.Series, schema_paths: pd.Series) -> pd.Series:
-    return pd.Series([decode_drs_avro(v, s) for v, s in zip(values, schema_paths, strict=True)], dtype=object)
+decode_drs_avro_arrays = arrow.RowWise(decode_drs_avro, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.functions import pandas_udf
-
-    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
-    spark.udf.register("cdc_decode_drs_avro", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]
+    arrow.register(spark, "cdc_decode_drs_avro", decode_drs_avro_arrays, "string")

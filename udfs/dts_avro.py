@@ -58,8 +58,9 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import pandas as pd
+import pyarrow as pa
 
+from udfs import arrow
 from udfs.canonical import fraction, plain_float
 
 if TYPE_CHECKING:
@@ -347,12 +348,8 @@ def decode_dts_avro(value_base64: str | None) -> str | None:
         return json.dumps({"error": f"unreadable value in a DTS Avro Record: {exc}"})
 
 
-def _decode_series(values: pd.Series) -> pd.Series:
-    return pd.Series([decode_dts_avro(v) for v in values], dtype=object)
+decode_dts_avro_arrays = arrow.RowWise(decode_dts_avro, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.functions import pandas_udf
-
-    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
-    spark.udf.register("cdc_decode_dts_avro", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]
+    arrow.register(spark, "cdc_decode_dts_avro", decode_dts_avro_arrays, "string")

@@ -32,8 +32,9 @@ import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import pyarrow as pa
 
+from udfs import arrow
 from udfs.mongo_shell import MongoSyntaxError, Number, bson_decimal, canonical, dumps, parse, type_name
 
 if TYPE_CHECKING:
@@ -113,9 +114,11 @@ def decode_change(value: str | None, where: str | None) -> Document:
         return {"kind": None, "document": None, "fields": None, "types": None, "id": None, "error": str(exc)}
 
 
-def _decode_series(values: pd.Series, wheres: pd.Series) -> pd.Series:
-    return pd.Series([json.dumps(decode_change(v, w), ensure_ascii=False) for v, w in zip(values, wheres, strict=True)],
-                     dtype=object)
+def _decode_change_text(value: str | None, where: str | None) -> str:
+    return json.dumps(decode_change(value, where), ensure_ascii=False)
+
+
+decode_change_arrays = arrow.RowWise(_decode_change_text, pa.string())
 
 
 # --- applying update operators -------------------------------------------------------------
@@ -353,13 +356,13 @@ def _fold(events: str) -> str | None:
         return None
 
 
-def _fold_series(events: pd.Series) -> pd.Series:
-    return pd.Series([None if e is None else _fold(e) for e in events], dtype=object)
+def _fold_text(events: str | None) -> str | None:
+    return None if events is None else _fold(events)
+
+
+fold_documents_arrays = arrow.RowWise(_fold_text, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.functions import pandas_udf
-
-    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
-    spark.udf.register("cdc_decode_mongo_change", pandas_udf(_decode_series, "string"))  # type: ignore[call-overload]
-    spark.udf.register("cdc_fold_documents", pandas_udf(_fold_series, "string"))  # type: ignore[call-overload]
+    arrow.register(spark, "cdc_decode_mongo_change", decode_change_arrays, "string")
+    arrow.register(spark, "cdc_fold_documents", fold_documents_arrays, "string")

@@ -26,8 +26,9 @@ import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import pyarrow as pa
 
+from udfs import arrow
 from udfs.ddl import DIALECTS
 
 if TYPE_CHECKING:
@@ -120,18 +121,17 @@ def type_keys(system: str | None, vendor_type: str | None) -> dict[str, Any] | N
     return {"keys": keys, "precision": precision, "scale": scale, "is_null_value": is_null_value}
 
 
-def _type_keys_series(systems: pd.Series, types: pd.Series) -> pd.DataFrame:
-    rows = [type_keys(s, t) for s, t in zip(systems, types, strict=True)]
-    return pd.DataFrame({
-        "keys": [r["keys"] if r else None for r in rows],
-        "precision": pd.array([r["precision"] if r else None for r in rows], dtype="Int32"),
-        "scale": pd.array([r["scale"] if r else None for r in rows], dtype="Int32"),
-        "is_null_value": pd.array([r["is_null_value"] if r else None for r in rows], dtype="boolean"),
-    })
+RESULT_ARROW_TYPE = pa.struct([("keys", pa.list_(pa.string())), ("precision", pa.int32()), ("scale", pa.int32()),
+                               ("is_null_value", pa.bool_())])
+
+
+def _type_keys_row(system: str | None, vendor_type: str | None) -> dict[str, Any]:
+    """type_keys, with a row of NULLs (not a NULL struct) for a type that has no keys."""
+    return type_keys(system, vendor_type) or dict.fromkeys(RESULT_ARROW_TYPE.names)
+
+
+type_keys_arrays = arrow.RowWise(_type_keys_row, RESULT_ARROW_TYPE)
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.functions import pandas_udf
-
-    # pyspark's stubs type only pandas_udf's functionType= forms, not the type-hint form used here
-    spark.udf.register("cdc_type_keys", pandas_udf(_type_keys_series, RESULT_TYPE))  # type: ignore[call-overload]
+    arrow.register(spark, "cdc_type_keys", type_keys_arrays, RESULT_TYPE)

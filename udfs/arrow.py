@@ -1,0 +1,37 @@
+"""The UDFs as Arrow UDFs (`arrow_udf`, pyspark 4.1+) over functions of one row.
+
+Spark hands a UDF a batch of rows as pyarrow arrays; `RowWise` runs a function on each
+row's values and gives back one array. No pandas: a pandas UDF imports pandas into every
+Python worker (about 43 MiB of memory each, and its import at every worker's start) for
+functions that only loop over values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+class RowWise:
+    """`function` over arrays: row i of the result is `function` of row i of each array,
+    as an array of `result` type (None is NULL)."""
+
+    def __init__(self, function: Callable[..., Any], result: pa.DataType) -> None:
+        self.function = function
+        self.result = result
+
+    def __call__(self, *columns: pa.Array) -> pa.Array:
+        rows = zip(*(column.to_pylist() for column in columns), strict=True)
+        return pa.array([self.function(*row) for row in rows], self.result)
+
+
+def register(spark: SparkSession, name: str, over_arrays: RowWise, spark_type: str) -> None:
+    """Register `over_arrays` as the SQL function `name`, returning `spark_type`."""
+    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+    spark.udf.register(name, arrow_udf(over_arrays, spark_type, ArrowUDFType.SCALAR))
