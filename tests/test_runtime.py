@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from cdclake import class_archive, jars, paths
@@ -147,8 +148,7 @@ def test_the_udfs_run_in_python_workers_without_pandas(lake):
     # pandas UDF imports pandas into every Python worker (about 43 MiB each), and so does
     # pyarrow when pandas is there. A probe chained onto each UDF runs in the same worker,
     # after it, and says whether pandas is loaded there.
-    import pyarrow as pa
-    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+    from pyspark.sql.functions import arrow_udf
 
     def pandas_loaded(values: pa.Array) -> pa.Array:
         import sys
@@ -156,7 +156,7 @@ def test_the_udfs_run_in_python_workers_without_pandas(lake):
         return pa.array(["pandas" in sys.modules] * len(values), pa.bool_())
 
     session = get_session()
-    session.udf.register("pandas_loaded", arrow_udf(pandas_loaded, "boolean", ArrowUDFType.SCALAR))
+    session.udf.register("pandas_loaded", arrow_udf(pandas_loaded, "boolean"))
     calls = {
         "cdc_type_keys": "cdc_type_keys('mysql', 'decimal(10,2)')",
         "cdc_parse_ddl": "cdc_parse_ddl('alter table t add c int', 'mysql')",

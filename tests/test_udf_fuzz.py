@@ -65,7 +65,7 @@ def check_text(result: Any, nullable: bool = True) -> dict[str, Any] | list[Any]
     return json.loads(result)
 
 
-def check_arrays(over_arrays: arrow.RowWise, *columns: list[Any]) -> list[Any]:
+def check_arrays(over_arrays: arrow.OverArrays, *columns: list[Any]) -> list[Any]:
     """A string-returning Arrow UDF: a string array of one row per input row; its values."""
     out = over_arrays(*(pa.array(c, pa.string()) for c in columns))
     assert isinstance(out, pa.Array) and out.type == pa.string() and len(out) == len(columns[0])

@@ -1,6 +1,6 @@
 """The UDFs as Arrow UDFs (`arrow_udf`, pyspark 4.1+) over functions of one row.
 
-Spark hands a UDF a batch of rows as pyarrow arrays; `RowWise` runs a function on each
+Spark hands a UDF a batch of rows as pyarrow arrays; `row_wise` runs a function on each
 row's values and gives back one array. No pandas: a pandas UDF imports pandas into every
 Python worker (about 43 MiB of memory each, and its import at every worker's start) for
 functions that only loop over values.
@@ -16,22 +16,25 @@ import pyarrow as pa
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+OverArrays = Callable[..., pa.Array]
 
-class RowWise:
+
+def row_wise(function: Callable[..., Any], result: pa.DataType) -> OverArrays:
     """`function` over arrays: row i of the result is `function` of row i of each array,
-    as an array of `result` type (None is NULL)."""
+    as an array of `result` type (None is NULL). Its type hints (arrays to an array) make
+    it a scalar Arrow UDF."""
 
-    def __init__(self, function: Callable[..., Any], result: pa.DataType) -> None:
-        self.function = function
-        self.result = result
-
-    def __call__(self, *columns: pa.Array) -> pa.Array:
+    def over_arrays(*columns: pa.Array) -> pa.Array:
         rows = zip(*(column.to_pylist() for column in columns), strict=True)
-        return pa.array([self.function(*row) for row in rows], self.result)
+        return pa.array([function(*row) for row in rows], result)
+
+    return over_arrays
 
 
-def register(spark: SparkSession, name: str, over_arrays: RowWise, spark_type: str) -> None:
+def register(spark: SparkSession, name: str, over_arrays: OverArrays, spark_type: str) -> None:
     """Register `over_arrays` as the SQL function `name`, returning `spark_type`."""
-    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+    from pyspark.sql.functions import arrow_udf
 
-    spark.udf.register(name, arrow_udf(over_arrays, spark_type, ArrowUDFType.SCALAR))
+    # pyspark's stubs type only arrow_udf's functionType= forms, not the type-hint form used
+    # here (with functionType, pyspark warns that type hints are preferred, at every session)
+    spark.udf.register(name, arrow_udf(over_arrays, spark_type))  # type: ignore[call-overload]

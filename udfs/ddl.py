@@ -536,7 +536,7 @@ def _parse_mongo_command(text: str) -> dict[str, Any]:
     return result
 
 
-parse_ddl_arrays = arrow.RowWise(parse_ddl, pa.string())
+parse_ddl_arrays = arrow.row_wise(parse_ddl, pa.string())
 
 
 def register(spark: SparkSession) -> None:

@@ -163,7 +163,7 @@ def decode_ddlmeta(b64: str | None) -> str | None:
         return json.dumps(_failure(f"unexpected DDLMeta layout ({type(exc).__name__}: {str(exc)[:200]})"))
 
 
-decode_ddlmeta_arrays = arrow.RowWise(decode_ddlmeta, pa.string())
+decode_ddlmeta_arrays = arrow.row_wise(decode_ddlmeta, pa.string())
 
 
 def register(spark: SparkSession) -> None:

@@ -331,7 +331,7 @@ def decode_drs_avro(value_base64: str | None, schema_paths: str | None) -> str:
     return decode(data, configured)
 
 
-decode_drs_avro_arrays = arrow.RowWise(decode_drs_avro, pa.string())
+decode_drs_avro_arrays = arrow.row_wise(decode_drs_avro, pa.string())
 
 
 def register(spark: SparkSession) -> None:

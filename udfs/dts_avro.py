@@ -348,7 +348,7 @@ def decode_dts_avro(value_base64: str | None) -> str | None:
         return json.dumps({"error": f"unreadable value in a DTS Avro Record: {exc}"})
 
 
-decode_dts_avro_arrays = arrow.RowWise(decode_dts_avro, pa.string())
+decode_dts_avro_arrays = arrow.row_wise(decode_dts_avro, pa.string())
 
 
 def register(spark: SparkSession) -> None:

@@ -118,7 +118,7 @@ def _decode_change_text(value: str | None, where: str | None) -> str:
     return json.dumps(decode_change(value, where), ensure_ascii=False)
 
 
-decode_change_arrays = arrow.RowWise(_decode_change_text, pa.string())
+decode_change_arrays = arrow.row_wise(_decode_change_text, pa.string())
 
 
 # --- applying update operators -------------------------------------------------------------
@@ -360,7 +360,7 @@ def _fold_text(events: str | None) -> str | None:
     return None if events is None else _fold(events)
 
 
-fold_documents_arrays = arrow.RowWise(_fold_text, pa.string())
+fold_documents_arrays = arrow.row_wise(_fold_text, pa.string())
 
 
 def register(spark: SparkSession) -> None:

@@ -130,7 +130,7 @@ def _type_keys_row(system: str | None, vendor_type: str | None) -> dict[str, Any
     return type_keys(system, vendor_type) or dict.fromkeys(RESULT_ARROW_TYPE.names)
 
 
-type_keys_arrays = arrow.RowWise(_type_keys_row, RESULT_ARROW_TYPE)
+type_keys_arrays = arrow.row_wise(_type_keys_row, RESULT_ARROW_TYPE)
 
 
 def register(spark: SparkSession) -> None:
