@@ -34,7 +34,6 @@ from udfs.ddl import DIALECTS
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-RESULT_TYPE = "struct<keys: array<string>, precision: int, scale: int, is_null_value: boolean>"
 
 # Type systems whose types are SQL type names of a dialect, with the sqlglot dialect that reads them.
 SQL_DIALECTS = {"mysql": "mysql", "postgres": "postgres", "oracle": "oracle", "tsql": "tsql",
@@ -134,4 +133,6 @@ type_keys_arrays = arrow.row_wise(_type_keys_row, RESULT_ARROW_TYPE)
 
 
 def register(spark: SparkSession) -> None:
-    arrow.register(spark, "cdc_type_keys", type_keys_arrays, RESULT_TYPE)
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    arrow.register(spark, "cdc_type_keys", type_keys_arrays, from_arrow_type(RESULT_ARROW_TYPE).simpleString())
