@@ -78,16 +78,27 @@ def _forget_last_commit(home: Path) -> None:
     commits[-1].with_name(f".{commits[-1].name}.crc").unlink(missing_ok=True)  # Hadoop's checksum of it
 
 
-class Running:
-    """A `cdc run` process in its own process group, its output in a file; with the JVM
-    options of a short process unless `long_running` (process_support.home_env)."""
+# --timeout of the runs that are killed: `cdc`'s default. Their first ingest starts while
+# the examples lake keeps both cores busy (tests/early.py) and a broker at a lower priority
+# can take more than 5 s to answer: the run printed "ingest failed (... Timed out waiting for
+# a node assignment ...)" as its first cycle and was killed in its second (CI of 064e55b)
+KILLED_RUN_TIMEOUT_S = 30
+# and of the run through the broker outage: short, so that the outage is seen soon
+OUTAGE_RUN_TIMEOUT_S = 5
 
-    def __init__(self, home: Path, bootstrap: str, *extra: str, long_running: bool = False) -> None:
+
+class Running:
+    """A `cdc run` process in its own process group, its output in a file, giving up on
+    the broker after `timeout_s` per call; with the JVM options of a short process unless
+    `long_running` (process_support.home_env)."""
+
+    def __init__(self, home: Path, bootstrap: str, *extra: str, timeout_s: int = KILLED_RUN_TIMEOUT_S,
+                 long_running: bool = False) -> None:
         self.out = home / f"run-{time.monotonic_ns()}.log"
         with self.out.open("w") as log:
             self.process = subprocess.Popen(
                 [str(BIN / "cdc"), "run", "--every", "2s", "--bootstrap-servers", bootstrap,
-                 "--topics", ",".join(RUN_TOPICS), "--timeout", "5", *extra],
+                 "--topics", ",".join(RUN_TOPICS), "--timeout", str(timeout_s), *extra],
                 cwd=PROJECT, env=home_env(home, long_running), process_group=0, stdout=log,
                 stderr=subprocess.STDOUT)
 
@@ -181,7 +192,7 @@ def _run_kafka(spark: SparkSession, broker: Broker, folder: Path) -> KafkaRun:
     _forget_last_commit(home)
     replayed = run(home, "cdc", "ingest", "--bootstrap-servers", broker.bootstrap, "--topics", ",".join(RUN_TOPICS))
 
-    running = Running(home, broker.bootstrap, long_running=True)
+    running = Running(home, broker.bootstrap, timeout_s=OUTAGE_RUN_TIMEOUT_S, long_running=True)
     running.wait_for(lambda line: "lag 0 records" in line)
     broker.stop()
     stopped = time.monotonic()
