@@ -46,11 +46,11 @@ def metastore_dir() -> Path:
     return cdc_home() / "metastore_db"
 
 
-def scratch_dir() -> Path:
+def scratch_dir(home: Path | None = None) -> Path:
     """The session JVM's temporary folder (java.io.tmpdir) and Spark's local folder
-    (spark.local.dir, its spill and shuffle files): emptied at every session's start
-    (cdclake.recovery.empty_scratch_dir)."""
-    return cdc_home() / "tmp"
+    (spark.local.dir, its spill and shuffle files) of state folder `home` (else this
+    process's): emptied at every session's start (cdclake.recovery.empty_scratch_dir)."""
+    return (home or cdc_home()) / "tmp"
 
 
 def lock_file(home: Path) -> Path:

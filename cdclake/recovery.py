@@ -48,7 +48,7 @@ def remove_orphan_table_folders(spark: SparkSession, warehouse: Path) -> list[Pa
     return orphans
 
 
-def empty_scratch_dir() -> Path:
+def empty_scratch_dir() -> None:
     """Empty the session's temporary folder (paths.scratch_dir), creating it if need be:
     what is in it now is an ended process's (one that ends normally removes its spill and
     shuffle files; Hive's session folder stays, and a killed one's everything). Only while
@@ -61,4 +61,3 @@ def empty_scratch_dir() -> Path:
             else:
                 entry.unlink(missing_ok=True)
     scratch.mkdir(parents=True, exist_ok=True)
-    return scratch

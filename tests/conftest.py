@@ -42,7 +42,6 @@ VECTORS = Path(__file__).resolve().parent / "vectors"
 # those that wait for the Kafka run (the longer job)
 WAITS_FOR_USER_HOME = frozenset({"user_home"})
 WAITS_FOR_KAFKA_RUN = frozenset({"reference_lake", "ran"})
-WAITS_FOR_EARLY_JOBS = WAITS_FOR_USER_HOME | WAITS_FOR_KAFKA_RUN
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -52,7 +51,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     background (tests/early.py). The examples lake's modules come first as collected."""
     def waits(item: pytest.Item) -> int:
         fixtures = set(getattr(item, "fixturenames", ()))
-        return 2 if WAITS_FOR_KAFKA_RUN & fixtures else 1 if WAITS_FOR_EARLY_JOBS & fixtures else 0
+        return 2 if WAITS_FOR_KAFKA_RUN & fixtures else 1 if WAITS_FOR_USER_HOME & fixtures else 0
 
     rank: dict[object, int] = {}
     for item in items:

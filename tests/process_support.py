@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cdclake.paths import scratch_dir
+
 if TYPE_CHECKING:
     from cdclake.lake import Lake
 
@@ -174,7 +176,7 @@ class UserHome:
 
 
 def _scratch(home: Path) -> set[str]:
-    return {p.name for p in (home / "tmp").iterdir()}
+    return {p.name for p in scratch_dir(home).iterdir()}
 
 
 def crashed_and_rebuilt(home: Path) -> UserHome:

@@ -65,9 +65,10 @@ def check_text(result: Any, nullable: bool = True) -> dict[str, Any] | list[Any]
     return json.loads(result)
 
 
-def check_arrays(over_arrays: arrow.OverArrays, *columns: list[Any]) -> list[Any]:
+def check_arrays(function: arrow.ArrowFunction, *columns: list[Any]) -> list[Any]:
     """A string-returning Arrow UDF: a string array of one row per input row; its values."""
-    out = over_arrays(*(pa.array(c, pa.string()) for c in columns))
+    assert function.result == pa.string()
+    out = function.over_arrays(*(pa.array(c, pa.string()) for c in columns))
     assert isinstance(out, pa.Array) and out.type == pa.string() and len(out) == len(columns[0])
     return out.to_pylist()
 
@@ -475,9 +476,10 @@ def check_type_keys(result: Any) -> None:
 
 
 def check_type_keys_arrays(systems: list[str | None], vendor_types: list[str | None]) -> None:
-    out = types.type_keys_arrays(pa.array(systems, pa.string()), pa.array(vendor_types, pa.string()))
-    assert out.type == pa.struct([("keys", pa.list_(pa.string())), ("precision", pa.int32()),
-                                  ("scale", pa.int32()), ("is_null_value", pa.bool_())])
+    out = types.type_keys_arrays.over_arrays(pa.array(systems, pa.string()), pa.array(vendor_types, pa.string()))
+    assert out.type == types.type_keys_arrays.result == pa.struct(
+        [("keys", pa.list_(pa.string())), ("precision", pa.int32()), ("scale", pa.int32()),
+         ("is_null_value", pa.bool_())])
     assert len(out) == len(systems) and out.null_count == 0  # a type without keys: a row of NULLs
 
 

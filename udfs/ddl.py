@@ -540,4 +540,4 @@ parse_ddl_arrays = arrow.row_wise(parse_ddl, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    arrow.register(spark, "cdc_parse_ddl", parse_ddl_arrays, "string")
+    parse_ddl_arrays.register(spark, "cdc_parse_ddl")

@@ -167,4 +167,4 @@ decode_ddlmeta_arrays = arrow.row_wise(decode_ddlmeta, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    arrow.register(spark, "cdc_decode_ddlmeta", decode_ddlmeta_arrays, "string")
+    decode_ddlmeta_arrays.register(spark, "cdc_decode_ddlmeta")

@@ -335,4 +335,4 @@ decode_drs_avro_arrays = arrow.row_wise(decode_drs_avro, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    arrow.register(spark, "cdc_decode_drs_avro", decode_drs_avro_arrays, "string")
+    decode_drs_avro_arrays.register(spark, "cdc_decode_drs_avro")

@@ -352,4 +352,4 @@ decode_dts_avro_arrays = arrow.row_wise(decode_dts_avro, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    arrow.register(spark, "cdc_decode_dts_avro", decode_dts_avro_arrays, "string")
+    decode_dts_avro_arrays.register(spark, "cdc_decode_dts_avro")

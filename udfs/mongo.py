@@ -364,5 +364,5 @@ fold_documents_arrays = arrow.row_wise(_fold_text, pa.string())
 
 
 def register(spark: SparkSession) -> None:
-    arrow.register(spark, "cdc_decode_mongo_change", decode_change_arrays, "string")
-    arrow.register(spark, "cdc_fold_documents", fold_documents_arrays, "string")
+    decode_change_arrays.register(spark, "cdc_decode_mongo_change")
+    fold_documents_arrays.register(spark, "cdc_fold_documents")

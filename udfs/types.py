@@ -133,6 +133,4 @@ type_keys_arrays = arrow.row_wise(_type_keys_row, RESULT_ARROW_TYPE)
 
 
 def register(spark: SparkSession) -> None:
-    from pyspark.sql.pandas.types import from_arrow_type
-
-    arrow.register(spark, "cdc_type_keys", type_keys_arrays, from_arrow_type(RESULT_ARROW_TYPE).simpleString())
+    type_keys_arrays.register(spark, "cdc_type_keys")
