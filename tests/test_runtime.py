@@ -50,6 +50,31 @@ def test_cdc_driver_java_options_replace_the_collector(monkeypatch: pytest.Monke
     assert any(option.startswith("-Dderby.system.home=") for option in options)
 
 
+def direct_buffer_bytes(jvm) -> int:
+    """The memory of the JVM's direct buffers (the NIO buffer pool "direct")."""
+    management = jvm.java.lang.management
+    pools = management.ManagementFactory.getPlatformMXBeans(jvm.java.lang.Class.forName(
+        "java.lang.management.BufferPoolMXBean"))
+    return sum(int(pool.getMemoryUsed()) for pool in pools if pool.getName() == "direct")
+
+
+def test_a_large_file_read_leaves_no_buffer_of_its_size_outside_the_heap(lake, tmp_path):
+    # a Parquet reader reads a whole column chunk into a heap buffer, through a direct
+    # buffer as large that the JDK keeps for the thread's next read (profiles.yml,
+    # jdk.nio.maxCachedBufferSize); here a chunk of 24 MB, uncompressed
+    session = get_session()
+    path = str(tmp_path / "one_chunk")
+    (session.range(0, 6000, 1, 1)
+     .selectExpr("concat_ws('', transform(sequence(1, 64), i -> sha2(cast(id * 64 + i as string), 256))) as text")
+     .write.option("compression", "none").parquet(path))
+    assert session.read.parquet(path).selectExpr("sum(length(text))").collect()[0][0] == 6000 * 64 * 64
+    # with the JDK's default (no cap), the reading thread kept a buffer of 24 MB or more
+    assert direct_buffer_bytes(session._jvm) < 16 << 20
+    # and the JVM's malloc maps such a buffer on its own, so freeing it gives it back
+    # (cdclake.runtime.JVM_ENVIRONMENT)
+    assert session._jvm.java.lang.System.getenv("MALLOC_MMAP_THRESHOLD_") == str(1 << 20)
+
+
 def test_the_jvm_logs_errors_only(lake):
     jvm = get_session()._jvm
     assert str(jvm.org.apache.logging.log4j.LogManager.getRootLogger().getLevel()) == "ERROR"
