@@ -63,13 +63,18 @@ def test_a_large_file_read_leaves_no_buffer_of_its_size_outside_the_heap(lake, t
     # buffer as large that the JDK keeps for the thread's next read (profiles.yml,
     # jdk.nio.maxCachedBufferSize); here a chunk of 24 MB, uncompressed
     session = get_session()
+    jvm = session._jvm
+    assert jvm.java.lang.System.getProperty("jdk.nio.maxCachedBufferSize") == "262144"
     path = str(tmp_path / "one_chunk")
     (session.range(0, 6000, 1, 1)
      .selectExpr("concat_ws('', transform(sequence(1, 64), i -> sha2(cast(id * 64 + i as string), 256))) as text")
      .write.option("compression", "none").parquet(path))
+    before = direct_buffer_bytes(jvm)
     assert session.read.parquet(path).selectExpr("sum(length(text))").collect()[0][0] == 6000 * 64 * 64
-    # with the JDK's default (no cap), the reading thread kept a buffer of 24 MB or more
-    assert direct_buffer_bytes(session._jvm) < 16 << 20
+    # with the JDK's default (no cap), the reading thread kept a buffer of 24 MB or more.
+    # Not an absolute bound: the tests' long session holds other direct buffers (130 MB
+    # when this test ran in the suite)
+    assert direct_buffer_bytes(jvm) - before < 8 << 20
     # and the JVM's malloc maps such a buffer on its own, so freeing it gives it back
     # (cdclake.runtime.JVM_ENVIRONMENT)
     assert session._jvm.java.lang.System.getenv("MALLOC_MMAP_THRESHOLD_") == str(1 << 20)
