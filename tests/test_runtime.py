@@ -77,7 +77,7 @@ def test_a_large_file_read_leaves_no_buffer_of_its_size_outside_the_heap(lake, t
     assert direct_buffer_bytes(jvm) - before < 8 << 20
     # and the JVM's malloc maps such a buffer on its own, so freeing it gives it back
     # (cdclake.runtime.JVM_ENVIRONMENT)
-    assert session._jvm.java.lang.System.getenv("MALLOC_MMAP_THRESHOLD_") == str(1 << 20)
+    assert jvm.java.lang.System.getenv("MALLOC_MMAP_THRESHOLD_") == str(1 << 20)
 
 
 def test_the_jvm_logs_errors_only(lake):
