@@ -89,17 +89,15 @@ OUTAGE_RUN_TIMEOUT_S = 5
 
 class Running:
     """A `cdc run` process in its own process group, its output in a file, giving up on
-    the broker after `timeout_s` per call; with the JVM options of a short process unless
-    `long_running` (process_support.home_env)."""
+    the broker after `timeout_s` per call (JVM options: process_support.home_env)."""
 
-    def __init__(self, home: Path, bootstrap: str, *extra: str, timeout_s: int = KILLED_RUN_TIMEOUT_S,
-                 long_running: bool = False) -> None:
+    def __init__(self, home: Path, bootstrap: str, *extra: str, timeout_s: int = KILLED_RUN_TIMEOUT_S) -> None:
         self.out = home / f"run-{time.monotonic_ns()}.log"
         with self.out.open("w") as log:
             self.process = subprocess.Popen(
                 [str(BIN / "cdc"), "run", "--every", "2s", "--bootstrap-servers", bootstrap,
                  "--topics", ",".join(RUN_TOPICS), "--timeout", str(timeout_s), *extra],
-                cwd=PROJECT, env=home_env(home, long_running), process_group=0, stdout=log,
+                cwd=PROJECT, env=home_env(home), process_group=0, stdout=log,
                 stderr=subprocess.STDOUT)
 
     def cycles(self) -> list[str]:
@@ -192,7 +190,7 @@ def _run_kafka(spark: SparkSession, broker: Broker, folder: Path) -> KafkaRun:
     _forget_last_commit(home)
     replayed = run(home, "cdc", "ingest", "--bootstrap-servers", broker.bootstrap, "--topics", ",".join(RUN_TOPICS))
 
-    running = Running(home, broker.bootstrap, timeout_s=OUTAGE_RUN_TIMEOUT_S, long_running=True)
+    running = Running(home, broker.bootstrap, timeout_s=OUTAGE_RUN_TIMEOUT_S)
     running.wait_for(lambda line: "lag 0 records" in line)
     broker.stop()
     stopped = time.monotonic()

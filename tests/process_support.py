@@ -24,16 +24,20 @@ def dbt_target(home: Path) -> Path:
     return home / "dbt-target"
 
 
-# The JVM options of a short child process: the parallel collector (the profile's default)
+# The JVM options of the child processes: the parallel collector (the profile's default)
 # and the C1 compiler alone. A cold JVM spends most of its CPU compiling Spark's code, and
 # C2's compilations pay off only in a process that runs long: a user home (two `cdc land`,
 # two killed builds, a plain `dbt build`) took 295 CPU-s instead of 391 (203 s instead of 227
-# s of wall time). Long runs (the surviving `cdc run` of tests/kafka_run.py, the test session
-# itself) keep the profile's default: C1 alone made them slower. C1 alone also shrinks the
-# JVM's code cache to 48 MB, which a whole build (the user home's plain `dbt build`) can
-# fill: the JVM then fails with "Out of space in CodeCache for method handle intrinsic".
-# So the cache keeps the size it has with both compilers (240 MB).
-SHORT_PROCESS_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
+# s of wall time). So did the `cdc run` of tests/kafka_run.py that runs longest (two builds
+# and a broker outage): the Kafka run took 206 CPU-s instead of 241 with C2 in it, in about
+# the same wall time (184 s against 179 s); the suite keeps both cores busy, so its CPU is
+# its time. Only the test session keeps the profile's default: its builds of the examples
+# lake decode 89k messages, and `pytest tests/examples` took 353 s with C1 alone instead of
+# 312 s (483 CPU-s against 508). C1 alone also shrinks the JVM's code cache to 48
+# MB, which a whole build (the user home's plain `dbt build`) can fill: the JVM then fails
+# with "Out of space in CodeCache for method handle intrinsic". So the cache keeps the size
+# it has with both compilers (240 MB).
+CHILD_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 # The heap of the tests' own Spark session (tests/conftest.py), which holds every module's
@@ -45,18 +49,17 @@ TEST_SESSION_HEAP = "3g"
 SESSION_HEAP_ONLY = "CDC_TEST_SESSION_HEAP_ONLY"
 
 
-def home_env(home: Path, long_running: bool = False) -> dict[str, str]:
+def home_env(home: Path) -> dict[str, str]:
     """This process's environment for a child process with its own state folder `home`
     (CDC_HOME, dbt's target and logs inside it), not the test session's lake, nor the heap
-    of the test session; the JVM options of a short process (SHORT_PROCESS_JAVA_OPTIONS)
-    unless it is `long_running`."""
+    of the test session; the JVM options of a child process (CHILD_JAVA_OPTIONS) unless the
+    environment sets others."""
     env = dict(os.environ, CDC_HOME=str(home), DBT_TARGET_PATH=str(dbt_target(home)),
                DBT_LOG_PATH=str(home / "dbt-logs"))
     env.pop("CDC_TEST_HOME", None)
     if env.pop(SESSION_HEAP_ONLY, None):
         env.pop("CDC_DRIVER_MEMORY", None)
-    if not long_running:
-        env.setdefault("CDC_DRIVER_JAVA_OPTIONS", SHORT_PROCESS_JAVA_OPTIONS)
+    env.setdefault("CDC_DRIVER_JAVA_OPTIONS", CHILD_JAVA_OPTIONS)
     return env
 
 
