@@ -74,8 +74,9 @@ class Stream:
     java_dates: bool = False
     # the vendor types JSON columns as text: their documents are compared as written
     json_as_text: bool = False
-    # why this stream does not match yet (an open defect), or None
-    open_defect: str | None = None
+    # tables that do not match yet (table name -> the open defect): gold keeps rows the
+    # database no longer has, and differs in nothing else
+    open_defects: tuple[tuple[str, str], ...] = ()
 
 
 BINARY_N = (r"binary\(\d+\)", "BINARY(n): the binlog strips trailing zero bytes and the message gives no length")
@@ -84,6 +85,12 @@ MILLISECONDS = (r"(datetime|timestamp|time)\([4-6]\)", "java.util.Date: millisec
 PG_IDS = ("db", "schema", "table")
 PG_CONNECT_MS = (r"(timestamp|time)(\([4-6]\))? with(out)? time zone",
                  "Kafka Connect Timestamp and Time: milliseconds only")
+
+# the open defect of test_realdb_regressions 8: the workload deletes a row of the keyless
+# events_log after DROP COLUMN channel, and Shareplex Json (no DDL, no types) names it by
+# an image without the column, which matches no row of gold
+KEYLESS_AFTER_UNANNOUNCED_DROP = ("open defect: a keyless table's dropped column is known only from DDL or "
+                                  "types; Shareplex Json has neither (macros/gold/cdc_history_changes.sql)")
 
 STREAMS = [
     Stream("rdb_canal", "canal_json", "mariadb", render_canal.render_canal_json),
@@ -108,7 +115,8 @@ STREAMS = [
                  (r"(tiny|medium|long)?blob|varbinary\(\d+\)", "DataHub Tuple has no binary type: UTF-8 text"))),
     Stream("rdb_shareplex", "shareplex_json", "mariadb", render_alibaba.render_shareplex_json, declare_keys=True,
            lost=((r"(tiny|medium|long)?blob|(var)?binary\(\d+\)",
-                  "Shareplex Json carries no types: binary as hex text cannot be told from text"),)),
+                  "Shareplex Json carries no types: binary as hex text cannot be told from text"),),
+           open_defects=(("events_log", KEYLESS_AFTER_UNANNOUNCED_DROP),)),
     Stream("rdb_dts_avro", "dts_avro", "mariadb", render_alibaba.render_dts_avro, lost=(BINARY_N,)),
     Stream("rdb_drs_avro", "drs_avro", "mariadb", render_alibaba.render_drs_avro, lost=(BINARY_N,), declare_keys=True),
     Stream("pg_dbz", "debezium_json", "postgres",
@@ -147,6 +155,11 @@ class Harness:
 
 
 FUZZ_PER_STREAM = 1000
+# the MariaDB workload's mixed changes at PostgreSQL's volume (tests/realdb/workload.py):
+# every edge row, DDL, TRUNCATE, key shift and hot burst stays, and the examples lake
+# holds 13,600 of its records instead of 32,600 (its fixture took 28 s less);
+# test_realdb_capture checks the capture of the full workload
+MARIADB_SCALE = 0.4
 SAMPLE_SEEDS = (("cdl_json_v1.ndjson", "cdl_json"), ("drs_mongo.ndjson", "drs_mongo_json"))
 
 
@@ -262,7 +275,7 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     """One step of the examples lake (tests/examples/conftest.py): every stream and the
     mutants of each format a landing batch of their own, with the keys and types the
     formats without them need declared; after the build, the comparison."""
-    captures = {"mariadb": capture_mariadb_workload(tmp / "mariadb"),
+    captures = {"mariadb": capture_mariadb_workload(tmp / "mariadb", scale=MARIADB_SCALE),
                 "postgres": capture_postgres_workload(tmp / "postgres")}
     delivered: dict[str, list[synth.Record]] = {}
     valid_batches = []
@@ -330,13 +343,31 @@ def report(results: list[TableResult], limit: int = 40) -> str:
     return "\n".join([*lines, "differences by column (count, first):", *first])
 
 
+def _table_name(stream: Stream, result: TableResult) -> str:
+    return result.table.removeprefix(f"{stream.db}.")
+
+
 @pytest.mark.parametrize("stream", STREAMS, ids=lambda s: s.db)
-def test_gold_equals_the_database(harness: Harness, stream: Stream, request: pytest.FixtureRequest):
-    if stream.open_defect:
-        request.applymarker(pytest.mark.xfail(reason=stream.open_defect, strict=True))
+def test_gold_equals_the_database(harness: Harness, stream: Stream):
+    """Every table of every stream, but those with an open defect (the next test)."""
     results = harness.results[stream.db]
     assert results, f"no tables for {stream.db}"
-    assert all(r.exact for r in results), report(results)
+    defects = dict(stream.open_defects)
+    checked = [r for r in results if _table_name(stream, r) not in defects]
+    assert all(r.exact for r in checked), report(checked)
+
+
+@pytest.mark.parametrize("stream", [s for s in STREAMS if s.open_defects], ids=lambda s: s.db)
+def test_open_defects_only_keep_rows_the_database_no_longer_has(harness: Harness, stream: Stream):
+    """A table with an open defect differs (when it is fixed, this fails: move the table
+    back to the test above), and only by rows gold has in excess."""
+    defects = dict(stream.open_defects)
+    results = {_table_name(stream, r): r for r in harness.results[stream.db]}
+    assert set(defects) <= set(results)
+    for table, why in defects.items():
+        result = results[table]
+        assert not result.exact, f"{stream.db}.{table} matches the database: {why} is fixed"
+        assert all(m.column == "(row)" and m.expected == "absent" for m in result.mismatches), report([result])
 
 
 def test_every_record_of_every_stream_is_accounted_for(harness: Harness):
