@@ -11,7 +11,7 @@ PLUGIN_SOURCES := $(wildcard jvm/src/main/java/io/github/cdclakehouse/*.java)
 # the name cdclake/jars.py looks for
 PLUGIN_JAR := cdc-lakehouse-spark-plugin.jar
 
-.PHONY: setup demo test test-browser test-servers test-kafka test-fast lint docs clean
+.PHONY: setup demo test test-packages test-kafka lint docs clean
 
 $(STAMP): requirements.lock pyproject.toml pom.xml $(PLUGIN_SOURCES)
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
@@ -42,27 +42,24 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/cdc demo
 
-# The docs-site test (tests/examples/test_docs_site.py) opens the built site in headless Chromium:
-# Debian packages, installed once when missing (with sudo unless root). `make demo` does
-# not need them.
+# The Debian packages of the tests, installed once when missing (with sudo unless root), in
+# one apt-get: Chromium for the docs-site test (tests/examples/test_docs_site.py opens the
+# built site in headless Chromium), MariaDB and PostgreSQL 15 for the real-database tests
+# (tests/realdb, tests/test_realdb_capture.py start private servers from the packages'
+# binaries, never the system services). `make demo` needs none of them.
 CHROMIUM := /usr/bin/chromium
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-
-test-browser:
-	@test -x $(CHROMIUM) || { \
-		command -v apt-get >/dev/null 2>&1 || { echo "error: $(CHROMIUM) missing and no apt-get: install Chromium"; exit 1; }; \
-		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends chromium chromium-driver; }
-
-# The real-database tests (tests/realdb, tests/test_realdb_capture.py) start private
-# MariaDB and PostgreSQL 15 servers from the Debian packages' binaries (never the system
-# services): installed once when missing.
 MARIADBD := /usr/sbin/mariadbd
 POSTGRES := /usr/lib/postgresql/15/bin/postgres
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-test-servers:
-	@test -x $(MARIADBD) && test -x $(POSTGRES) || { \
-		command -v apt-get >/dev/null 2>&1 || { echo "error: $(MARIADBD) or $(POSTGRES) missing and no apt-get: install MariaDB and PostgreSQL 15"; exit 1; }; \
-		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends mariadb-server postgresql; }
+test-packages:
+	@missing=""; \
+	test -x $(CHROMIUM) || missing="chromium chromium-driver"; \
+	test -x $(MARIADBD) || missing="$$missing mariadb-server"; \
+	test -x $(POSTGRES) || missing="$$missing postgresql"; \
+	[ -z "$$missing" ] || { \
+		command -v apt-get >/dev/null 2>&1 || { echo "error: no apt-get to install$$missing: install Chromium, MariaDB and PostgreSQL 15"; exit 1; }; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $$missing; }
 
 # sqlfluff over the models and macros (.sqlfluff, README "Edit a model"; in two processes:
 # 32 s on 2 cores) but the decoders' one-line staging models (.sqlfluffignore), and
@@ -89,8 +86,12 @@ test-kafka: $(BROKER_JARS)/.fetched
 # beside the tests it takes the cores they leave idle (one idles while Spark plans a query
 # or dbt parses), and adds at most its CPU time shared over both cores (about 30 s) when
 # they leave none; after the tests it would add its whole 32 s. Its report comes after the
-# tests' summary, and a lint finding fails the target as a failed test does.
-test: $(STAMP) test-browser test-servers test-kafka
+# tests' summary, and a lint finding fails the target as a failed test does. The setup and
+# the packages go at once: on a fresh machine apt-get downloads and unpacks while the
+# setup's class-archive training keeps the cores busy (each one's output comes whole).
+test:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(STAMP) test-packages
+	@$(MAKE) --no-print-directory test-kafka
 	@log=$$(mktemp); nice -n 19 $(MAKE) --no-print-directory lint >$$log 2>&1 & lint=$$!; \
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests selected"; rc=0; fi; \

@@ -45,9 +45,9 @@ EXTRA_TOPIC = "demo.canal.krun"
 RUN_TOPICS = [*TOPICS, EXTRA_TOPIC]
 # the volume of the MariaDB workload produced (realdb.workload.mariadb_workload): its edge
 # rows, DDL, TRUNCATE, key changes and hot keys whole, 40% of its other changes, as
-# PostgreSQL's in the harness (3,009 records in all, against 5,644 at full volume: each costs
-# a `cdc run` cycle and the reference lake's build its decoding). The harness
-# (tests/examples/test_realdb_harness.py) checks the full volume against the database.
+# PostgreSQL's and MariaDB's in the harness (3,009 records in all, against 5,644 at full
+# volume: each costs a `cdc run` cycle and the reference lake's build its decoding).
+# tests/test_realdb_capture.py checks the capture of the full volume against the database.
 MARIADB_SCALE = 0.4
 
 
