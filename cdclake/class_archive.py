@@ -33,12 +33,13 @@ _TRAINING_ENV = "CDC_CLASS_ARCHIVE_TRAINING"
 # what the training session does: what `cdc land` and `cdc build` do, over a bundled
 # sample of Canal JSON with DDL (bronze's Parquet, the decoders, the Python UDFs, Delta's
 # writes and MERGEs); then end the JVM (it exits when its stdin closes) and wait while it
-# writes the archive. The build leaves out the data tests: their queries load no classes
-# the models' do not, and the training took 69 s instead of 80 (the tests' user home, a
-# sequence of `cdc` commands: 90 s with that archive, 94 s with one trained on them too). A session that only started Spark and wrote a table
-# left out thousands of the classes a build loads (Delta's, Catalyst's rules, Janino's): a
-# cold `cdc build` of four samples took 9% longer with that archive (92 s against 84 s,
-# means of 4 alternating runs each; 2 of the 4 with an archive trained on the demo).
+# writes the archive. The build leaves out the data tests: the training took 69 s instead
+# of 80, and the tests' user home (a sequence of `cdc` commands) ran as fast with that
+# archive (90 s against 94 s with one trained on the tests too). A session that only
+# started Spark and wrote a table left out thousands of the classes a build loads
+# (Delta's, Catalyst's rules, Janino's): a cold `cdc build` of four samples took 9% longer
+# with that archive (92 s against 84 s, means of 4 alternating runs each; 2 of the 4 with
+# an archive trained on the demo).
 _TRAINING = """
 from pyspark import SparkContext
 from cdclake.cli import main
