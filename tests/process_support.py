@@ -32,11 +32,11 @@ def dbt_target(home: Path) -> Path:
 # and a broker outage): the Kafka run took 206 CPU-s instead of 241 with C2 in it, in about
 # the same wall time (184 s against 179 s); the suite keeps both cores busy, so its CPU is
 # its time. Only the test session keeps the profile's default: its builds of the examples
-# lake decode 89k messages, and `pytest tests/examples` took 353 s with C1 alone instead of
-# 312 s (483 CPU-s against 508); the whole suite 771 s instead of 711. C1 alone also
-# shrinks the JVM's code cache to 48 MB, which a whole build (the user home's plain `dbt
-# build`) can fill: the JVM then fails with "Out of space in CodeCache for method handle
-# intrinsic". So the cache keeps the size it has with both compilers (240 MB).
+# lake decoded 89k messages then, and `pytest tests/examples` took 353 s with C1 alone
+# instead of 312 s (483 CPU-s against 508); the whole suite 771 s instead of 711. C1 alone
+# also shrinks the JVM's code cache to 48 MB, which a whole build (the user home's plain
+# `dbt build`) can fill: the JVM then fails with "Out of space in CodeCache for method
+# handle intrinsic". So the cache keeps the size it has with both compilers (240 MB).
 CHILD_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 

@@ -31,6 +31,7 @@ import pytest
 
 import synth
 from cdclake.lake import Lake
+from realdb.truth import KEYLESS_AFTER_UNANNOUNCED_DROP
 
 ES = 1_700_000_000_000  # one second shared by the changes of a test
 CANAL_FAMILY = ("canal_json", "canal_json_legacy", "drs_json", "drs_json_c")
@@ -385,8 +386,7 @@ def test_megabyte_byte_array_literal_is_decoded(built):
     assert built.rows("select count(*) as n from silver.cdc_rejects where topic like 'reg.%'")[0]["n"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="open defect: a keyless table's dropped column is known only from DDL "
-                   "or types; Shareplex Json has neither (macros/gold/cdc_history_changes.sql, dropped_columns)")
+@pytest.mark.xfail(strict=True, reason=KEYLESS_AFTER_UNANNOUNCED_DROP)
 def test_keyless_update_after_an_unannounced_drop_column(built):
     """8. The update names the row by an image without the dropped column: one row, edited."""
     rows = built.rows("select row, row_count from gold.cdc_current_rows where table_id = 'nodrop_sp.log'")
@@ -396,8 +396,7 @@ def test_keyless_update_after_an_unannounced_drop_column(built):
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="open defect: a keyless table's dropped column is known only from DDL "
-                   "or types; Shareplex Json has neither (macros/gold/cdc_history_changes.sql, dropped_columns)")
+@pytest.mark.xfail(strict=True, reason=KEYLESS_AFTER_UNANNOUNCED_DROP)
 def test_keyless_delete_after_an_unannounced_drop_column(built):
     """8. The delete names the row by its whole image, without the dropped column: the row
     is gone (with the defect, gold keeps it: a row the database no longer has)."""
