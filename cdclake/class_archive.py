@@ -4,10 +4,10 @@ A JVM that starts Spark loads and verifies thousands of classes from pyspark's 2
 on 2 cores that is about 5 of the 13 seconds `cdc sql "select 1"` took (8 s with the
 archive), and a cold `cdc build` loads thousands more. `make setup` runs this module
 once (`python -m cdclake.class_archive`): a training session with
-`-XX:ArchiveClassesAtExit` lands a sample and builds it (70 s on 2 cores), and its JVM
-writes the classes it loaded into an archive beside the Python environment; every later
-session maps them from there with `-XX:SharedArchiveFile`. Without the archive (a plain
-`pip install`) nothing changes but the start-up time. The JVM checks the archive
+`-XX:ArchiveClassesAtExit` lands a sample and builds it (about 62 s on 2 cores), and its
+JVM writes the classes it loaded into an archive beside the Python environment; every
+later session maps them from there with `-XX:SharedArchiveFile`. Without the archive (a
+plain `pip install`) nothing changes but the start-up time. The JVM checks the archive
 against its own version and class path and ignores one that does not match (a
 reinstalled pyspark, another JDK): run the module again then.
 """
@@ -71,16 +71,26 @@ def java_options() -> str:
     return f"{shlex.quote(f'-XX:SharedArchiveFile={archive}')} {_QUIET}"
 
 
+def training_env(home: Path, partial: Path) -> dict[str, str]:
+    """The training session's environment: its state, dbt's target and logs in `home`, the
+    archive written to `partial`, its JVM on C1 alone (the compiler changes no class it
+    loads) unless the environment sets CDC_DRIVER_JAVA_OPTIONS."""
+    from cdclake.runtime import SHORT_RUN_JAVA_OPTIONS  # runtime imports this module
+
+    return {**os.environ, "CDC_HOME": str(home), "DBT_TARGET_PATH": str(home / "dbt-target"),
+            "DBT_LOG_PATH": str(home / "dbt-logs"), _TRAINING_ENV: str(partial),
+            "CDC_DRIVER_JAVA_OPTIONS": os.environ.get("CDC_DRIVER_JAVA_OPTIONS", SHORT_RUN_JAVA_OPTIONS)}
+
+
 def create() -> Path:
-    """Write the archive (replacing one there): a training session with its state, dbt's
-    target and logs in a temporary folder; the JVM writes the archive when it exits."""
+    """Write the archive (replacing one there): a training session (training_env) with its
+    state in a temporary folder; the JVM writes the archive when it exits."""
     target = archive_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
     partial.unlink(missing_ok=True)
     home = Path(tempfile.mkdtemp(prefix="cdc-class-archive-"))
-    env = {**os.environ, "CDC_HOME": str(home), "DBT_TARGET_PATH": str(home / "dbt-target"),
-           "DBT_LOG_PATH": str(home / "dbt-logs"), _TRAINING_ENV: str(partial)}
+    env = training_env(home, partial)
     try:
         done = subprocess.run([sys.executable, "-c", _TRAINING], cwd=paths.PROJECT_DIR, env=env,
                               capture_output=True, text=True, timeout=900)

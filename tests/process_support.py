@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cdclake.paths import scratch_dir
+from cdclake.runtime import SHORT_RUN_JAVA_OPTIONS
 
 if TYPE_CHECKING:
     from cdclake.lake import Lake
@@ -24,20 +25,16 @@ def dbt_target(home: Path) -> Path:
     return home / "dbt-target"
 
 
-# The JVM options of the child processes: the parallel collector (the profile's default)
-# and the C1 compiler alone. A cold JVM spends most of its CPU compiling Spark's code, and
-# C2's compilations pay off only in a process that runs long: a user home (two `cdc land`,
-# two killed builds, a plain `dbt build`) took 295 CPU-s instead of 391 (203 s instead of 227
-# s of wall time). So did the `cdc run` of tests/kafka_run.py that runs longest (two builds
-# and a broker outage): the Kafka run took 206 CPU-s instead of 241 with C2 in it, in about
-# the same wall time (184 s against 179 s); the suite keeps both cores busy, so its CPU is
-# its time. Only the test session keeps the profile's default: its builds of the examples
-# lake decoded 89k messages then, and `pytest tests/examples` took 353 s with C1 alone
-# instead of 312 s (483 CPU-s against 508); the whole suite 771 s instead of 711. C1 alone
-# also shrinks the JVM's code cache to 48 MB, which a whole build (the user home's plain
-# `dbt build`) can fill: the JVM then fails with "Out of space in CodeCache for method
-# handle intrinsic". So the cache keeps the size it has with both compilers (240 MB).
-CHILD_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
+# The JVM options of the child processes: a short run's (cdclake.runtime), C1 alone. A
+# user home (two `cdc land`, two killed builds, a plain `dbt build`) took 295 CPU-s instead
+# of 391 with C2 (203 s instead of 227 s of wall time). So did the `cdc run` of
+# tests/kafka_run.py that runs longest (two builds and a broker outage): the Kafka run took
+# 206 CPU-s instead of 241 with C2 in it, in about the same wall time (184 s against 179 s);
+# the suite keeps both cores busy, so its CPU is its time. Only the test session keeps the
+# profile's default: its builds of the examples lake decoded 89k messages then, and `pytest
+# tests/examples` took 353 s with C1 alone instead of 312 s (483 CPU-s against 508); the
+# whole suite 771 s instead of 711.
+CHILD_JAVA_OPTIONS = SHORT_RUN_JAVA_OPTIONS
 
 
 # The heap of the tests' own Spark session (tests/conftest.py), which holds every module's

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 from cdclake import class_archive, jars, paths
-from cdclake.runtime import get_session, session_settings
+from cdclake.runtime import SHORT_RUN_JAVA_OPTIONS, get_session, session_settings
 
 
 def test_the_jvm_maps_spark_classes_from_the_archive(lake):
@@ -35,6 +35,19 @@ def test_the_archive_holds_the_classes_of_a_build():
     # started Spark and wrote a Parquet table had no symbol of that name
     with class_archive.archive_path().open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
         assert data.find(b"org/apache/spark/sql/delta/OptimisticTransactionImpl") >= 0
+
+
+def test_the_training_session_runs_on_c1_alone(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    # C2's compilations do not pay off in a session that builds once and ends (61-63 s and 71-74
+    # CPU-s instead of 69 s and 106); options the environment sets are kept
+    monkeypatch.delenv("CDC_DRIVER_JAVA_OPTIONS", raising=False)
+    partial = tmp_path / "archive.partial"
+    env = class_archive.training_env(tmp_path, partial)
+    assert env["CDC_DRIVER_JAVA_OPTIONS"] == SHORT_RUN_JAVA_OPTIONS
+    assert "-XX:TieredStopAtLevel=1" in SHORT_RUN_JAVA_OPTIONS.split()
+    assert env["CDC_HOME"] == str(tmp_path)
+    monkeypatch.setenv("CDC_DRIVER_JAVA_OPTIONS", "-XX:+UseG1GC")
+    assert class_archive.training_env(tmp_path, partial)["CDC_DRIVER_JAVA_OPTIONS"] == "-XX:+UseG1GC"
 
 
 def test_the_jvm_collects_garbage_with_the_parallel_collector(lake):
