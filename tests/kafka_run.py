@@ -33,6 +33,7 @@ from realdb.fixtures import capture_mariadb_workload
 from realdb.model import Capture
 from realdb.render_alibaba import render_dts_avro
 from realdb.render_canal import render_canal_json
+from realdb.workload import POSTGRES_SCALE
 from renderers import dts_avro
 
 if TYPE_CHECKING:
@@ -43,12 +44,6 @@ TOPICS = ["demo.canal.kgen", "kgen.debezium", "kgen.dts-avro", "demo.canal.krdb"
 # its state folder, with the same checkpoint) reads
 EXTRA_TOPIC = "demo.canal.krun"
 RUN_TOPICS = [*TOPICS, EXTRA_TOPIC]
-# the volume of the MariaDB workload produced (realdb.workload.mariadb_workload): its edge
-# rows, DDL, TRUNCATE, key changes and hot keys whole, 40% of its other changes, as
-# PostgreSQL's and MariaDB's in the harness (3,009 records in all, against 5,644 at full
-# volume: each costs a `cdc run` cycle and the reference lake's build its decoding).
-# tests/test_realdb_capture.py checks the capture of the full volume against the database.
-MARIADB_SCALE = 0.4
 
 
 def generated_canal() -> list[synth.Record]:
@@ -168,7 +163,11 @@ def run_kafka(spark: SparkSession, folder: Path) -> KafkaRun:
 
 
 def _run_kafka(spark: SparkSession, broker: Broker, folder: Path) -> KafkaRun:
-    records = _records(capture_mariadb_workload(folder / "mariadb", scale=MARIADB_SCALE))
+    # the MariaDB workload at PostgreSQL's volume: its edge rows, DDL, TRUNCATE, key changes
+    # and hot keys whole, 40% of its other changes (3,009 records in all, against 5,644 at
+    # full volume: each costs a `cdc run` cycle and the reference lake's build its
+    # decoding); tests/test_realdb_capture.py checks the capture of the full volume
+    records = _records(capture_mariadb_workload(folder / "mariadb", scale=POSTGRES_SCALE))
     create_topics(spark, broker.bootstrap, RUN_TOPICS)
     produce(spark, broker.bootstrap, records)
     home = folder / "run-home"

@@ -42,6 +42,7 @@ from realdb.delivery import consumer_order, with_redeliveries
 from realdb.fixtures import capture_mariadb_workload, capture_postgres_workload
 from realdb.model import Capture, Row, TableSchema
 from realdb.truth import KEYLESS_AFTER_UNANNOUNCED_DROP, TableResult, compare_table, without_columns
+from realdb.workload import POSTGRES_SCALE
 
 pytestmark = pytest.mark.realdb
 
@@ -150,11 +151,6 @@ class Harness:
 
 
 FUZZ_PER_STREAM = 1000
-# the MariaDB workload's mixed changes at PostgreSQL's volume (tests/realdb/workload.py):
-# every edge row, DDL, TRUNCATE, key shift and hot burst stays, and the examples lake
-# holds 13,600 of its records instead of 32,600 (its fixture took 28 s less);
-# test_realdb_capture checks the capture of the full workload
-MARIADB_SCALE = 0.4
 SAMPLE_SEEDS = (("cdl_json_v1.ndjson", "cdl_json"), ("drs_mongo.ndjson", "drs_mongo_json"))
 
 
@@ -270,7 +266,10 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     """One step of the examples lake (tests/examples/conftest.py): every stream and the
     mutants of each format a landing batch of their own, with the keys and types the
     formats without them need declared; after the build, the comparison."""
-    captures = {"mariadb": capture_mariadb_workload(tmp / "mariadb", scale=MARIADB_SCALE),
+    # the MariaDB workload at PostgreSQL's volume: the examples lake holds 13,600 of its
+    # records instead of 32,600 (its fixture took 28 s less); test_realdb_capture checks
+    # the capture of the full workload
+    captures = {"mariadb": capture_mariadb_workload(tmp / "mariadb", scale=POSTGRES_SCALE),
                 "postgres": capture_postgres_workload(tmp / "postgres")}
     delivered: dict[str, list[synth.Record]] = {}
     valid_batches = []
