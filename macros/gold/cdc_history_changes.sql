@@ -1,7 +1,7 @@
 {#- Part 1 of gold.cdc_row_history (call it inside the model's `with`): the changes to
     fold. `changes` is silver.cdc_changes with the identity of each row of a table without a
     key taken without the columns the table no longer has (`column_sightings`,
-    `dropped_columns`). An incremental build also gives the changes above the high-water
+    `untyped_columns`, `dropped_columns`). An incremental build also gives the changes above the high-water
     mark (`new_changes`), the tables they touch (`new_tables`), those with a new TRUNCATE or
     dropped columns (`refolded_tables`) and the keys of those tables that must be folded
     again from the start (`refolded_table_keys`: every known key of a table that got a new
@@ -20,14 +20,36 @@ column_sightings as (
     from {{ ref('cdc_table_columns') }}
 ),
 
+untyped_columns as (
+    -- per column of a table whose messages carry no types (Shareplex Json, Debezium
+    -- without its schema), the latest change that showed it, and the table's latest
+    -- whole row image (an insert's, a delete's: every column, NULL ones too)
+    select
+        table_id,
+        column_name,
+        max(last_position) as last_position,
+        max(max(last_whole_image_position)) over (partition by table_id) as table_last_whole_image_position
+    from {{ ref('int_cdc__column_sightings') }}
+    where sighting = 'value' and type_system = 'untyped'
+    group by table_id, column_name
+),
+
 dropped_columns as (
-    -- per table, the columns it no longer has: dropped by DDL, or (a format whose every
+    -- per table, the columns it no longer has: dropped by DDL; or (a format whose every
     -- message types all the table's columns, as Debezium's schema, Canal's mysqlType)
-    -- missing from the types of its latest messages, for sources whose DDL is not in the
-    -- stream
+    -- missing from the types of its latest messages; or (a format without types) missing
+    -- from a whole row image after the last change that showed them: for sources whose DDL
+    -- is not in the stream
     select table_id, collect_set(column_name) as columns
-    from column_sightings
-    where is_dropped or (is_typed and column_last_seen_ts < table_last_typed_ts)
+    from (
+        select table_id, column_name
+        from column_sightings
+        where is_dropped or (is_typed and column_last_seen_ts < table_last_typed_ts)
+        union all
+        select table_id, column_name
+        from untyped_columns
+        where last_position < table_last_whole_image_position
+    )
     group by table_id
 ),
 

@@ -2,6 +2,7 @@
     config(
         materialized='incremental',
         incremental_strategy='append',
+        on_schema_change='fail',
     )
 }}
 
@@ -9,7 +10,10 @@
     change carries (or, for formats that send none, in its row image) and in the columns
     of parsed DDL (CREATE, ADD, MODIFY, RENAME, DROP). One row per table, column, kind of
     sighting, type and landing batch, so cdc_table_columns can rebuild a table's schema
-    history from a few rows instead of from every change. -#}
+    history from a few rows instead of from every change. A change's sightings keep their
+    latest position in the source, and that of a whole row image (not a partial one): a
+    column missing from a whole image of a format that sends no types and no DDL was
+    dropped (gold.cdc_row_history, the identity of a row of a table without a key). -#}
 
 {% if cdc_nothing_new(ref('int_cdc__decoded'), where="record_kind in ('change', 'half', 'ddl')") %}
 
@@ -37,6 +41,12 @@ changes as (
         end as seen_columns,
         pk_columns,
         coalesce(event_ts, capture_ts, kafka_ts) as seen_ts,
+        {{ cdc_position() }} as seen_position,
+        -- the image the columns come from is whole: a column it lacks is not in the row
+        case
+            when after is not null then not after_is_partial
+            else not before_is_partial
+        end as is_whole_image,
         landing_batch_id
     from {{ ref('int_cdc__decoded') }}
     where
@@ -57,6 +67,8 @@ values_seen as (
         seen.column_name,
         seen.vendor_type,
         changes.seen_ts,
+        changes.seen_position,
+        case when changes.is_whole_image then changes.seen_position end as whole_image_position,
         changes.landing_batch_id
     from changes
         lateral view explode(changes.seen_columns) seen as column_name, vendor_type
@@ -101,6 +113,8 @@ ddl_sightings as (
         case when change in ('ADD', 'MODIFY') and (new_name is null or new_name = name) then vendor_type end
             as vendor_type,
         seen_ts,
+        null as seen_position,
+        null as whole_image_position,
         landing_batch_id
     from ddl_columns
     union all
@@ -113,6 +127,8 @@ ddl_sightings as (
         new_name as column_name,
         vendor_type,
         seen_ts,
+        null as seen_position,
+        null as whole_image_position,
         landing_batch_id
     from ddl_columns
     where new_name is not null and new_name != name
@@ -135,6 +151,8 @@ final as (
         min(ddl_position) as ddl_position,
         min(seen_ts) as first_seen_ts,
         max(seen_ts) as last_seen_ts,
+        max(seen_position) as last_position,
+        max(whole_image_position) as last_whole_image_position,
         count(*) as sightings,
         landing_batch_id
     from sightings

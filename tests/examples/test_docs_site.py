@@ -135,7 +135,7 @@ def _chromium(*args: str) -> str:
     """Run headless Chromium; its stdout. Fails when it is missing or does not finish."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make test` (its set-up installs the Debian packages "
-                    "chromium and chromium-driver) or `make test-browser`")
+                    "chromium and chromium-driver) or `make test-packages`")
     profile = Path(os.environ["CDC_HOME"]) / "chromium-profile"
     browser = subprocess.Popen(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

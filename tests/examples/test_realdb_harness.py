@@ -41,7 +41,7 @@ from realdb import fuzz, render_alibaba, render_canal, render_debezium
 from realdb.delivery import consumer_order, with_redeliveries
 from realdb.fixtures import capture_mariadb_workload, capture_postgres_workload
 from realdb.model import Capture, Row, TableSchema
-from realdb.truth import KEYLESS_AFTER_UNANNOUNCED_DROP, TableResult, compare_table, without_columns
+from realdb.truth import TableResult, compare_table, without_columns
 from realdb.workload import POSTGRES_SCALE
 
 pytestmark = pytest.mark.realdb
@@ -75,9 +75,6 @@ class Stream:
     java_dates: bool = False
     # the vendor types JSON columns as text: their documents are compared as written
     json_as_text: bool = False
-    # tables that do not match yet (table name -> the open defect): gold keeps rows the
-    # database no longer has, and differs in nothing else
-    open_defects: tuple[tuple[str, str], ...] = ()
 
 
 BINARY_N = (r"binary\(\d+\)", "BINARY(n): the binlog strips trailing zero bytes and the message gives no length")
@@ -110,9 +107,7 @@ STREAMS = [
                  (r"(tiny|medium|long)?blob|varbinary\(\d+\)", "DataHub Tuple has no binary type: UTF-8 text"))),
     Stream("rdb_shareplex", "shareplex_json", "mariadb", render_alibaba.render_shareplex_json, declare_keys=True,
            lost=((r"(tiny|medium|long)?blob|(var)?binary\(\d+\)",
-                  "Shareplex Json carries no types: binary as hex text cannot be told from text"),),
-           # the workload deletes a row of keyless events_log after DROP COLUMN channel
-           open_defects=(("events_log", KEYLESS_AFTER_UNANNOUNCED_DROP),)),
+                  "Shareplex Json carries no types: binary as hex text cannot be told from text"),)),
     Stream("rdb_dts_avro", "dts_avro", "mariadb", render_alibaba.render_dts_avro, lost=(BINARY_N,)),
     Stream("rdb_drs_avro", "drs_avro", "mariadb", render_alibaba.render_drs_avro, lost=(BINARY_N,), declare_keys=True),
     Stream("pg_dbz", "debezium_json", "postgres",
@@ -337,31 +332,12 @@ def report(results: list[TableResult], limit: int = 40) -> str:
     return "\n".join([*lines, "differences by column (count, first):", *first])
 
 
-def _table_name(stream: Stream, result: TableResult) -> str:
-    return result.table.removeprefix(f"{stream.db}.")
-
-
 @pytest.mark.parametrize("stream", STREAMS, ids=lambda s: s.db)
 def test_gold_equals_the_database(harness: Harness, stream: Stream):
-    """Every table of every stream, but those with an open defect (the next test)."""
+    """Every table of every stream."""
     results = harness.results[stream.db]
     assert results, f"no tables for {stream.db}"
-    defects = dict(stream.open_defects)
-    checked = [r for r in results if _table_name(stream, r) not in defects]
-    assert all(r.exact for r in checked), report(checked)
-
-
-@pytest.mark.parametrize("stream", [s for s in STREAMS if s.open_defects], ids=lambda s: s.db)
-def test_open_defects_only_keep_rows_the_database_no_longer_has(harness: Harness, stream: Stream):
-    """A table with an open defect differs (when it is fixed, this fails: move the table
-    back to the test above), and only by rows gold has in excess."""
-    defects = dict(stream.open_defects)
-    results = {_table_name(stream, r): r for r in harness.results[stream.db]}
-    assert set(defects) <= set(results)
-    for table, why in defects.items():
-        result = results[table]
-        assert not result.exact, f"{stream.db}.{table} matches the database: {why} is fixed"
-        assert all(m.column == "(row)" and m.expected == "absent" for m in result.mismatches), report([result])
+    assert all(r.exact for r in results), report(results)
 
 
 def test_every_record_of_every_stream_is_accounted_for(harness: Harness):

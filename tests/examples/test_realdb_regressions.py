@@ -15,8 +15,8 @@ number 5 needs a lake of its own (tests/test_untyped_lake.py).
    expression over it;
 7. a format without types (Debezium without its schema envelope) reads by the column
    types a table declares (var cdc_tables);
-8. (open, strict xfail) an update of a keyless row after a DROP COLUMN the stream does not
-   announce (Shareplex Json: no DDL, no types), and a delete of one.
+8. an update of a keyless row after a DROP COLUMN the stream does not announce (Shareplex
+   Json: no DDL, no types), and a delete of one.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import pytest
 
 import synth
 from cdclake.lake import Lake
-from realdb.truth import KEYLESS_AFTER_UNANNOUNCED_DROP
 
 ES = 1_700_000_000_000  # one second shared by the changes of a test
 CANAL_FAMILY = ("canal_json", "canal_json_legacy", "drs_json", "drs_json_c")
@@ -263,7 +262,9 @@ def shareplex_keyless_records() -> list[synth.Record]:
     no longer has the column (found by the real-database harness at workload scale 0.5).
     In table `gone`, two rows inserted with `channel`, then the delete of one of them,
     its image without the column (the harness's workload at scale 0.4 deleted a row of
-    shop.events_log so)."""
+    shop.events_log so). The records of the rows inserted with `channel` come first
+    (SHAREPLEX_FIRST): they land and are folded before the others, so that the next build
+    folds them again under the identity without the column."""
     def message(seq: int, op: str, body: dict[str, Any]) -> dict[str, Any]:
         meta = {"time": "2023-11-14T22:13:20", "userid": 0, "op": op, "scn": str(seq), "rowid": None,
                 "trans": str(seq), "seq": 1, "size": 1, "table": "nodrop_sp.log", "idx": "1/1",
@@ -272,14 +273,17 @@ def shareplex_keyless_records() -> list[synth.Record]:
         return {"meta": {**meta, "table": table} if table else meta, **body}
     return [record("reg.nodrop.shareplex", 0, n, m) for n, m in enumerate([
         message(1, "ins", {"data": {"kind": "view", "channel": "web", "note": "O'Reilly"}}),
-        message(2, "ins", {"data": {"kind": "buy", "note": "after the drop"}}),
-        message(3, "upd", {"data": {"note": "edited"}, "key": {"kind": "view", "note": "O'Reilly"}}),
-        message(4, "ins", {"data": {"kind": "view", "channel": "web", "note": "kept"},
+        message(2, "ins", {"data": {"kind": "view", "channel": "web", "note": "kept"},
                            "meta_table": "nodrop_sp.gone"}),
-        message(5, "ins", {"data": {"kind": "click", "channel": "app", "note": "deleted"},
+        message(3, "ins", {"data": {"kind": "click", "channel": "app", "note": "deleted"},
                            "meta_table": "nodrop_sp.gone"}),
+        message(4, "ins", {"data": {"kind": "buy", "note": "after the drop"}}),
+        message(5, "upd", {"data": {"note": "edited"}, "key": {"kind": "view", "note": "O'Reilly"}}),
         message(6, "del", {"data": {"kind": "click", "note": "deleted"}, "meta_table": "nodrop_sp.gone"}),
     ])]
+
+
+SHAREPLEX_FIRST = 3
 
 
 # ------------------------------------------------------------------ the lake
@@ -288,7 +292,8 @@ EXAMPLE_VARS = {"cdc_tables": PLAIN_DECLARED}
 
 
 def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
-    """Every input above, a landing batch each (tests/examples/conftest.py)."""
+    """Every input above, a landing batch each (tests/examples/conftest.py); the Shareplex
+    records in two, before and after the first build."""
     def land(name: str, format_id: str, records: list[synth.Record]) -> None:
         path = tmp / f"{name}.jsonl"
         synth.write_records(path, records)
@@ -302,7 +307,10 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     land("tmp.plain", "debezium_json", debezium_plain_records())
     land("json.canal", "canal_json", json_records())
     land("big.drs", "drs_json", megabyte_records())
-    land("nodrop.sp", "shareplex_json", shareplex_keyless_records())
+    shareplex = shareplex_keyless_records()
+    land("nodrop.sp.1", "shareplex_json", shareplex[:SHAREPLEX_FIRST])
+    yield
+    land("nodrop.sp.2", "shareplex_json", shareplex[SHAREPLEX_FIRST:])
     yield
     return lake
 
@@ -386,7 +394,6 @@ def test_megabyte_byte_array_literal_is_decoded(built):
     assert built.rows("select count(*) as n from silver.cdc_rejects where topic like 'reg.%'")[0]["n"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason=KEYLESS_AFTER_UNANNOUNCED_DROP)
 def test_keyless_update_after_an_unannounced_drop_column(built):
     """8. The update names the row by an image without the dropped column: one row, edited."""
     rows = built.rows("select row, row_count from gold.cdc_current_rows where table_id = 'nodrop_sp.log'")
@@ -396,9 +403,9 @@ def test_keyless_update_after_an_unannounced_drop_column(built):
     ]
 
 
-@pytest.mark.xfail(strict=True, reason=KEYLESS_AFTER_UNANNOUNCED_DROP)
 def test_keyless_delete_after_an_unannounced_drop_column(built):
     """8. The delete names the row by its whole image, without the dropped column: the row
-    is gone (with the defect, gold keeps it: a row the database no longer has)."""
+    is gone (before the column was known dropped from that image, gold kept it: a row the
+    database no longer has)."""
     rows = built.rows("select row, row_count from gold.cdc_current_rows where table_id = 'nodrop_sp.gone'")
     assert [(r["row"]["kind"], r["row"]["note"], r["row_count"]) for r in rows] == [("view", "kept", 1)]

@@ -44,7 +44,7 @@ def _require(binary: Path, package: str) -> None:
     if not binary.exists():
         raise ServerUnavailable(
             f"{binary} not found: install the Debian package '{package}' "
-            f"(`make test-servers` does: apt-get install mariadb-server postgresql)"
+            f"(`make test-packages` installs it with MariaDB, PostgreSQL 15 and Chromium)"
         )
 
 

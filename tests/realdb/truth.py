@@ -26,13 +26,6 @@ from realdb.model import Column, Row, TableSchema, Value
 
 Comparable = Any
 
-# the open defect that test_realdb_regressions (8, strict xfails) and the harness's
-# rdb_shareplex.events_log show: Shareplex Json names a row of a keyless table, after a
-# DROP COLUMN it does not announce, by an image without the column, which matches no row
-KEYLESS_AFTER_UNANNOUNCED_DROP = ("open defect: a keyless table's dropped column is known only from DDL or "
-                                  "types; Shareplex Json has neither (macros/gold/cdc_history_changes.sql, "
-                                  "dropped_columns)")
-
 
 @dataclass
 class Mismatch:
