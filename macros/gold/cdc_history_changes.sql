@@ -1,12 +1,13 @@
 {#- Part 1 of gold.cdc_row_history (call it inside the model's `with`): the changes to
     fold. `changes` is silver.cdc_changes with the identity of each row of a table without a
     key taken without the columns the table no longer has (`column_sightings`,
-    `untyped_columns`, `dropped_columns`). An incremental build also gives the changes above the high-water
-    mark (`new_changes`), the tables they touch (`new_tables`), those with a new TRUNCATE or
-    dropped columns (`refolded_tables`) and the keys of those tables that must be folded
-    again from the start (`refolded_table_keys`: every known key of a table that got a new
-    TRUNCATE, rows of a keyless table whose identity a dropped column changes). Each CTE is
-    read at most twice: Spark inlines a CTE at every reference. -#}
+    `untyped_columns`, `dropped_columns`). An incremental build also gives the changes
+    above the high-water mark (`new_changes`), the tables they touch (`new_tables`), those
+    with a new TRUNCATE or dropped columns (`refolded_tables`, their stored versions in
+    `refolded_versions`) and the keys of those tables that must be folded again from the
+    start (`refolded_table_keys`: every known key of a table that got a new TRUNCATE, rows
+    of a keyless table whose identity a dropped column changes). Each CTE is read at most
+    twice: Spark inlines a CTE at every reference. -#}
 {% macro cdc_history_changes() -%}
 column_sightings as (
     select
@@ -98,25 +99,37 @@ refolded_tables as (
     where new_tables.got_truncate or dropped_columns.columns is not null
 ),
 
-refolded_table_keys as (
-    -- every known key of a table that got a new TRUNCATE, and rows of a table without a
-    -- key that hold a column dropped since they were folded: their identity changes, so
-    -- they are folded again under the new one (both their old and their new key)
-    -- arguments aligned by hand: sqlfluff allows no hanging indents -- noqa: disable=LT02
-    select distinct h.table_id, key_of.row_key
+refolded_versions as (
+    -- the stored versions of those tables; for a row of a table without a key, the
+    -- identity it has now, without the columns the table no longer has
+    select
+        h.table_id,
+        h.row_key,
+        t.got_truncate,
+        case
+            when not h.is_keyed and t.dropped is not null then
+                {{ cdc_row_key('cast(array() as array<string>)',
+                    'map_filter(h.row, (k, v) -> not array_contains(t.dropped, k))') }}
+        end as row_key_now
     from {{ this }} as h
     inner join refolded_tables as t on h.table_id = t.table_id
-    lateral view explode(
-        case
-            when not h.is_keyed and t.dropped is not null
-                and exists(map_keys(h.row), k -> array_contains(t.dropped, k) and h.row[k] is not null)
-                then array(h.row_key, {{ cdc_row_key('cast(array() as array<string>)',
-                                                     'map_filter(h.row, (k, v) -> not array_contains(t.dropped, k))') }})
-            when t.got_truncate then array(h.row_key)
-            else cast(array() as array<string>)
-        end
-    ) key_of as row_key
-    -- noqa: enable=LT02
+),
+
+refolded_table_keys as (
+    -- every known key of a table that got a new TRUNCATE, and rows of a table without a
+    -- key whose identity held a column dropped since they were folded: they are folded
+    -- again under the new identity (both their old and their new key). Their versions
+    -- keep the dropped column's values under the new identity, so a later build leaves
+    -- them alone
+    select distinct v.table_id, key_of.row_key
+    from refolded_versions as v
+        lateral view explode(
+            case
+                when v.row_key_now != v.row_key then array(v.row_key, v.row_key_now)
+                when v.got_truncate then array(v.row_key)
+                else cast(array() as array<string>)
+            end
+        ) key_of as row_key
     where key_of.row_key is not null
 )
 {% endif %}

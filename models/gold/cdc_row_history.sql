@@ -31,8 +31,9 @@
     UPDATE moving a row onto k) and a move of k away, k's state orders them: a creation
     onto a present k came after the move, a move of an absent k came after the creation.
     A row of a table without a key has an identity without NULL columns and without the
-    columns the table no longer has (dropped by DDL, or missing from the column types of
-    its latest messages).
+    columns the table no longer has (dropped by DDL, missing from the column types of its
+    latest messages, or, in a format without types, missing from a whole row image after
+    the last change that showed them).
 
     Incremental runs fold only the keys that new changes touch. A key whose new changes
     all sort after its current version folds them onto that version; a key with a late

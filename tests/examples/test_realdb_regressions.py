@@ -255,23 +255,24 @@ def megabyte_records() -> list[synth.Record]:
 
 # ------------------------------------------------------------------ 8. keyless rows, a format without DDL or types
 
-def shareplex_keyless_records() -> list[synth.Record]:
+def shareplex_keyless_records() -> list[list[synth.Record]]:
     """As MariaDB logged it, rendered as Shareplex Json (no ROWID from MariaDB, no DDL, no
     types): a keyless row inserted with `channel`, `DROP COLUMN channel` (not in the
     stream), a row inserted without it, then an update of the first row whose key image
     no longer has the column (found by the real-database harness at workload scale 0.5).
     In table `gone`, two rows inserted with `channel`, then the delete of one of them,
     its image without the column (the harness's workload at scale 0.4 deleted a row of
-    shop.events_log so). The records of the rows inserted with `channel` come first
-    (SHAREPLEX_FIRST): they land and are folded before the others, so that the next build
-    folds them again under the identity without the column."""
+    shop.events_log so). Three landings, one per build: the rows inserted with `channel`;
+    the changes after the drop (the next build folds the first rows again under the
+    identity without the column); one more insert into `log` (the build after leaves the
+    rows folded again alone)."""
     def message(seq: int, op: str, body: dict[str, Any]) -> dict[str, Any]:
         meta = {"time": "2023-11-14T22:13:20", "userid": 0, "op": op, "scn": str(seq), "rowid": None,
                 "trans": str(seq), "seq": 1, "size": 1, "table": "nodrop_sp.log", "idx": "1/1",
                 "posttime": "2023-11-14T22:13:21"}
         table = body.pop("meta_table", None)
         return {"meta": {**meta, "table": table} if table else meta, **body}
-    return [record("reg.nodrop.shareplex", 0, n, m) for n, m in enumerate([
+    records = [record("reg.nodrop.shareplex", 0, n, m) for n, m in enumerate([
         message(1, "ins", {"data": {"kind": "view", "channel": "web", "note": "O'Reilly"}}),
         message(2, "ins", {"data": {"kind": "view", "channel": "web", "note": "kept"},
                            "meta_table": "nodrop_sp.gone"}),
@@ -280,10 +281,9 @@ def shareplex_keyless_records() -> list[synth.Record]:
         message(4, "ins", {"data": {"kind": "buy", "note": "after the drop"}}),
         message(5, "upd", {"data": {"note": "edited"}, "key": {"kind": "view", "note": "O'Reilly"}}),
         message(6, "del", {"data": {"kind": "click", "note": "deleted"}, "meta_table": "nodrop_sp.gone"}),
+        message(7, "ins", {"data": {"kind": "view", "note": "third build"}}),
     ])]
-
-
-SHAREPLEX_FIRST = 3
+    return [records[:3], records[3:6], records[6:]]
 
 
 # ------------------------------------------------------------------ the lake
@@ -293,7 +293,7 @@ EXAMPLE_VARS = {"cdc_tables": PLAIN_DECLARED}
 
 def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     """Every input above, a landing batch each (tests/examples/conftest.py); the Shareplex
-    records in two, before and after the first build."""
+    records in three, one per build."""
     def land(name: str, format_id: str, records: list[synth.Record]) -> None:
         path = tmp / f"{name}.jsonl"
         synth.write_records(path, records)
@@ -308,9 +308,11 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     land("json.canal", "canal_json", json_records())
     land("big.drs", "drs_json", megabyte_records())
     shareplex = shareplex_keyless_records()
-    land("nodrop.sp.1", "shareplex_json", shareplex[:SHAREPLEX_FIRST])
+    land("nodrop.sp.1", "shareplex_json", shareplex[0])
     yield
-    land("nodrop.sp.2", "shareplex_json", shareplex[SHAREPLEX_FIRST:])
+    land("nodrop.sp.2", "shareplex_json", shareplex[1])
+    yield
+    land("nodrop.sp.3", "shareplex_json", shareplex[2])
     yield
     return lake
 
@@ -400,7 +402,21 @@ def test_keyless_update_after_an_unannounced_drop_column(built):
     assert sorted((json.dumps(r["row"], sort_keys=True), r["row_count"]) for r in rows) == [
         (json.dumps({"kind": "buy", "note": "after the drop"}, sort_keys=True), 1),
         (json.dumps({"kind": "view", "note": "edited"}, sort_keys=True), 1),
+        (json.dumps({"kind": "view", "note": "third build"}, sort_keys=True), 1),
     ]
+
+
+def test_a_row_folded_again_without_a_dropped_column_is_not_folded_again(built):
+    """8. The build that found `channel` dropped folded the row inserted with it again; the
+    next build, with a new change to the table, writes only the new row's version (it
+    used to fold every row whose versions held the column, at every build)."""
+    rows = built.rows("select row_key, built_through_batch_id as built from gold.cdc_row_history "
+                      "where table_id = 'nodrop_sp.log'")
+    built_in = {}
+    for r in rows:
+        built_in.setdefault(r["row_key"], set()).add(r["built"])
+    third = built_in.pop('{"kind":"view","note":"third build"}')
+    assert len(third) == 1 and all(b < min(third) for b in set().union(*built_in.values())), built_in
 
 
 def test_keyless_delete_after_an_unannounced_drop_column(built):
