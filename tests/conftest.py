@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -20,8 +21,10 @@ if TYPE_CHECKING:
     from process_support import UserHome
     from reference_lake import ReferenceLake
 
-# A fresh state folder per run; set CDC_TEST_HOME to keep it somewhere to look at.
-os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or tempfile.mkdtemp(prefix="cdc-test-")
+# A fresh state folder per run, removed when the run ends (pytest_unconfigure); set
+# CDC_TEST_HOME to keep it somewhere to look at.
+RUN_HOME = None if os.environ.get("CDC_TEST_HOME") else tempfile.mkdtemp(prefix="cdc-test-")
+os.environ["CDC_HOME"] = os.environ.get("CDC_TEST_HOME") or str(RUN_HOME)
 # dbt's compiled files and logs beside the state, so test runs don't share target/ and logs/
 os.environ["DBT_TARGET_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-target")
 os.environ["DBT_LOG_PATH"] = os.path.join(os.environ["CDC_HOME"], "dbt-logs")
@@ -57,6 +60,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         rank[item.module] = max(rank.get(item.module, 0), waits(item))
     items.sort(key=lambda item: rank[item.module])
+
+
+# how long the session's JVM may take to end once its Python side is gone
+JVM_EXIT_SECONDS = 60
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's own state folder (not a CDC_TEST_HOME): stop the session's Spark
+    and let its JVM end first (it ends when its standard input closes; its shutdown would
+    write into the folder), else every run left its lake in /tmp."""
+    if RUN_HOME is None:
+        return
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is not None:
+        if SparkContext._active_spark_context is not None:
+            SparkContext._active_spark_context.stop()
+        jvm = gateway.proc
+        gateway.shutdown()
+        jvm.stdin.close()
+        jvm.wait(timeout=JVM_EXIT_SECONDS)
+    shutil.rmtree(RUN_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
