@@ -307,13 +307,9 @@ def land_examples(lake: Lake, tmp: Path) -> Iterator[None]:
     land("tmp.plain", "debezium_json", debezium_plain_records())
     land("json.canal", "canal_json", json_records())
     land("big.drs", "drs_json", megabyte_records())
-    shareplex = shareplex_keyless_records()
-    land("nodrop.sp.1", "shareplex_json", shareplex[0])
-    yield
-    land("nodrop.sp.2", "shareplex_json", shareplex[1])
-    yield
-    land("nodrop.sp.3", "shareplex_json", shareplex[2])
-    yield
+    for step, records in enumerate(shareplex_keyless_records(), 1):
+        land(f"nodrop.sp.{step}", "shareplex_json", records)
+        yield
     return lake
 
 
