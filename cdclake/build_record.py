@@ -76,6 +76,26 @@ def last_landed_folder() -> int | None:
     return max(batches, default=None)
 
 
+def new_bytes(dbt_args: list[str], full_check: bool) -> int | None:
+    """Without Spark: the size of bronze's files in the landing batches after the last
+    checked one, which a plain `cdc build` (no dbt arguments, no --full-check) takes on
+    after a recorded build; None for any other build (the first, a full check, a
+    selection or a full refresh), which may read every batch."""
+    since = _last_checked(recorded())
+    if dbt_args or full_check or since is None:
+        return None
+    try:
+        folders = [entry for entry in os.scandir(_bronze_folder()) if entry.is_dir()]
+    except OSError:
+        return None
+    total = 0
+    for folder in folders:
+        match = paths.BATCH_FOLDER.fullmatch(folder.name)
+        if match and int(match[1]) > since:
+            total += sum(entry.stat().st_size for entry in os.scandir(folder.path) if entry.is_file())
+    return total
+
+
 def nothing_new(last_folder: int, dbt_args: list[str], full_check: bool) -> bool:
     """Without Spark: a plain `cdc build` (no dbt arguments, no --full-check) has nothing
     to do, the last whole build having built and checked `last_folder` (last_landed_folder)

@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 from typing import NoReturn
 
-from cdclake import home_lock, jars, memory, paths
+from cdclake import build_record, home_lock, jars, memory, paths
 from cdclake.formats import KNOWN_FORMATS
 from cdclake.ingest import IngestError, Subscription, printable, read_client_config
 from cdclake.landing import LandingError
-from cdclake.runtime import MovedHomeError, driver_heap
+from cdclake.runtime import SHORT_BUILD_BYTES, SHORT_LAND_BYTES, MovedHomeError, driver_heap, prefer_short_run
 
 EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 1, 2, 3
 
@@ -366,6 +366,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def choose_jvm(args: argparse.Namespace) -> None:
+    """Before the session starts: C1 alone (cdclake.runtime.prefer_short_run) for a `cdc land`
+    of few bytes, and for a `cdc build` that goes on from the last one with few new bytes
+    (the first build creates every table, and keeps the profile's default)."""
+    if args.command == "land":
+        prefer_short_run(sum(Path(name).stat().st_size for name in args.files), SHORT_LAND_BYTES)
+    elif args.command == "build":
+        new = build_record.new_bytes(args.dbt_args, args.full_check)
+        if new is not None:
+            prefer_short_run(new, SHORT_BUILD_BYTES)
+
+
 def _fail(message: str, code: int) -> int:
     print(f"error: {message}", file=sys.stderr)
     return code
@@ -382,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
             args.every_s = _interval(args.every)
         # every command uses the Spark session, whose metastore admits one process
         home_lock.hold(paths.cdc_home(), args.wait)
+        choose_jvm(args)
         code = int(args.func(args))
     except (UsageError, LandingError) as exc:
         return _fail(str(exc), EXIT_USAGE)
