@@ -119,19 +119,19 @@ SHORT_RUN_JAVA_OPTIONS = "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:Reserve
 # on from the last one (bronze's files in the landing batches after it:
 # build_record.new_bytes) start their JVM with SHORT_RUN_JAVA_OPTIONS, unless the
 # environment sets CDC_DRIVER_JAVA_OPTIONS. Cold processes on 2 cores, the profile's default
-# against C1 alone, over the 1M Canal events of bench/bench_canal.py (96 MB of bronze, 673
-# MB of files) and then more events on the same keys:
-#   cdc land of 1% more (6 MB of files):  17.2 s, 31 CPU-s against 12.6 s, 17 CPU-s
-#   cdc land of 30% more (190 MB):        22.8 s, 42 CPU-s against 23.3 s, 39 CPU-s
-#   cdc build of 1% more (0.8 MB):        61.5-64.5 s, 115-120 CPU-s against 47.6-54.0 s, 71-77
-#   cdc build of 10% more (7.8 MB):       72.2 s, 136 CPU-s against 62.1 s, 95 CPU-s
-#   cdc build of 30% more (27 MB):        82.7 s, 156 CPU-s against 66.5 s, 108 CPU-s
-# A build that creates the tables keeps the default: C2 compiles on the core that planning
-# leaves idle, and C1's slower code costs more than that saves. The first build of all 1M:
-# 114.8 s against 134.5 s; a full refresh of the 12 formats' samples (233 kB): 105 s
-# against 110-118 s (197 CPU-s against 149-157); `cdc demo`: 131-135 s against 152-153 s.
+# against C1 alone, onto the 1M Canal events of bench/bench_canal.py landed as canal_json
+# (96 MB of bronze, 673 MB of files), then more events on the same keys:
+#   cdc land of 1% more (6 MB of files):   18.9 s, 34 CPU-s against 12.7 s, 17 CPU-s
+#   cdc land of 30% more (190 MB):         22.8 s, 42 CPU-s against 23.3 s, 39 CPU-s
+#   cdc land of all 1M (673 MB):           39.2 s against 56.0 s, 90 CPU-s
+#   cdc build of 1% more (0.8 MB):         104-106 s, 195-200 CPU-s against 92-102 s, 125-140
+#   cdc build of 10% more (7.8 MB):        131.4 s, 249 CPU-s against 130.4 s, 203 CPU-s
+#   the first cdc build of all 1M:         230.5 s, 415 CPU-s against 407.0 s, 674 CPU-s
+# C2 compiles on a core that the build leaves idle, and its code decodes faster: a build
+# that creates the tables keeps the default (a full refresh of the 12 formats' samples, 233
+# kB: 105 s against 110-118 s with C1; `cdc demo` 131-135 s against 152-153 s).
 SHORT_LAND_BYTES = 64 << 20
-SHORT_BUILD_BYTES = 32 << 20
+SHORT_BUILD_BYTES = 4 << 20
 
 
 def prefer_short_run(work_bytes: int, limit: int) -> bool:
