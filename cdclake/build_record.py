@@ -63,17 +63,21 @@ def _write(found: dict[str, str]) -> None:
     partial.replace(path)
 
 
+def _batch_folders() -> dict[int, str]:
+    """Bronze's landing batch folders: batch id -> path (none while bronze has no folder)."""
+    try:
+        entries = list(os.scandir(_bronze_folder()))
+    except OSError:
+        return {}
+    return {int(m[1]): entry.path for entry in entries if (m := paths.BATCH_FOLDER.fullmatch(entry.name))}
+
+
 def last_landed_folder() -> int | None:
     """The highest landing batch among bronze's partition folders; None when it has none
     (bronze is empty: a batch is registered once its folder holds every file). At least
     bronze's last registered batch: a landing killed before it registered its batch can
     leave a folder of a higher one (the next landing removes it)."""
-    try:
-        names = [entry.name for entry in os.scandir(_bronze_folder())]
-    except OSError:
-        return None
-    batches = [int(m[1]) for m in map(paths.BATCH_FOLDER.fullmatch, names) if m]
-    return max(batches, default=None)
+    return max(_batch_folders(), default=None)
 
 
 def new_bytes(dbt_args: list[str], full_check: bool) -> int | None:
@@ -84,16 +88,8 @@ def new_bytes(dbt_args: list[str], full_check: bool) -> int | None:
     since = _last_checked(recorded())
     if dbt_args or full_check or since is None:
         return None
-    try:
-        folders = [entry for entry in os.scandir(_bronze_folder()) if entry.is_dir()]
-    except OSError:
-        return None
-    total = 0
-    for folder in folders:
-        match = paths.BATCH_FOLDER.fullmatch(folder.name)
-        if match and int(match[1]) > since:
-            total += sum(entry.stat().st_size for entry in os.scandir(folder.path) if entry.is_file())
-    return total
+    return sum(entry.stat().st_size for batch, folder in _batch_folders().items()
+               if batch > since and os.path.isdir(folder) for entry in os.scandir(folder) if entry.is_file())
 
 
 def nothing_new(last_folder: int, dbt_args: list[str], full_check: bool) -> bool:
