@@ -87,10 +87,19 @@ classified as (
                 {%- endif %}
         end as change_rows,
         {{ cdc_truncated_table('sql_text') }} as truncated_name,
-        -- a cheap look at the raw text first: most messages hold no value that needs more
-        -- than its text (a binary, ENUM/SET or timestamp column, a number with an exponent)
-        message_value rlike {{ _canal_family_special_types(format_id) }}
-            or message_value rlike '"[-+]?[0-9]*[.]?[0-9]+[eE][-+]?[0-9]+"' as needs_canonical
+        -- a cheap look at the parsed message first: most hold no value that needs more than
+        -- its text. One does when a column's type is one canal_family_value converts, or a
+        -- number column's value is in scientific notation (each looked for in the type texts
+        -- of `column_types`, where the values' conversion looks too: a regular expression
+        -- over the whole raw message cost a fifth of the decoding)
+        coalesce(
+            exists(map_values(column_types), t -> t rlike {{ _canal_family_type_pattern(_canal_family_special_types(format_id)) }})
+            or exists(
+                map_keys(map_filter(column_types, (c, t) -> t rlike {{ _canal_family_type_pattern(_canal_family_number_types()) }})),
+                c -> exists(concat(coalesce(data, array()), coalesce(old, array())), r -> r[c] rlike {{ cdc_scientific_notation() }})
+            ),
+            false
+        ) as needs_canonical
     from envelope
 ),
 
@@ -228,15 +237,35 @@ from decoder_rows
 {%- endmacro %}
 
 
-{#- A regular expression that finds, in the raw message, the name of a column type whose
-    values canal_family_value converts (false positives only cost time). -#}
+{#- The base types whose values canal_family_value converts by their type alone (binary and
+    geometry, JSON, and per format ENUM and SET or TIMESTAMP); numbers convert by their text. -#}
 {% macro _canal_family_special_types(format_id) -%}
-    {%- set names = ['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw',
-                     'image', 'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring',
-                     'multipolygon', 'geometrycollection', 'geomcollection', 'json', 'jsonb'] -%}
+    {%- set names = _canal_family_binary_types() + ['json', 'jsonb'] -%}
     {%- if format_id in ('canal_json', 'canal_json_legacy') -%}{%- set names = names + ['enum', 'set'] -%}{%- endif -%}
     {%- if format_id == 'drs_json' -%}{%- set names = names + ['timestamp'] -%}{%- endif -%}
-    '(?i)"(long )?({{ names | join('|') }})\\b'
+    {{- return(names) -}}
+{%- endmacro %}
+
+
+{#- The base types canal_family_value reads as binary (to base64). -#}
+{% macro _canal_family_binary_types() -%}
+    {{- return(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw', 'long raw',
+                'image', 'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring',
+                'multipolygon', 'geometrycollection', 'geomcollection']) -}}
+{%- endmacro %}
+
+
+{#- The base types canal_family_value reads as numbers (scientific notation to plain digits). -#}
+{% macro _canal_family_number_types() -%}
+    {{- return(['float', 'double', 'real', 'double precision', 'float4', 'float8', 'decimal', 'numeric',
+                'number', 'dec', 'fixed', 'binary_float', 'binary_double', 'money']) -}}
+{%- endmacro %}
+
+
+{#- A regular expression (SQL literal) that matches a column's type text whose base type
+    (cdc_column_info: the text before any `(`, lower-case) is one of `names`. -#}
+{% macro _canal_family_type_pattern(names) -%}
+    '(?i)^\\s*({{ names | join('|') }})\\b'
 {%- endmacro %}
 
 
@@ -248,11 +277,7 @@ from decoder_rows
 {% macro canal_family_value(x, t, full_t, format_id) -%}
     case
         when {{ x }} is null then null
-        when {{ t }} in (
-            'binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob', 'bytea', 'raw', 'long raw',
-            'image', 'geometry', 'point', 'linestring', 'polygon', 'multipoint', 'multilinestring',
-            'multipolygon', 'geometrycollection', 'geomcollection'
-        ) then
+        when {{ t }} in ('{{ _canal_family_binary_types() | join("', '") }}') then
             -- base64() breaks lines every 76 characters unless spark.sql.chunkBase64String.enabled
             -- is false, which a cluster may not set: remove them. BINARY(n) gets back the
             -- trailing zero bytes the binlog strips, when the type says n (Canal does; DRS's
@@ -283,10 +308,7 @@ from decoder_rows
         when {{ t }} = 'timestamp' and {{ x }} rlike '^-?[0-9]+([.][0-9]+)?$' then
             coalesce({{ cdc_iso_instant(cdc_epoch_timestamp('try_cast(' ~ x ~ ' as decimal(30, 6)) * 1000000', 'us')) }}, {{ x }})
         {%- endif %}
-        when {{ t }} in (
-            'float', 'double', 'real', 'double precision', 'float4', 'float8', 'decimal', 'numeric',
-            'number', 'dec', 'fixed', 'binary_float', 'binary_double', 'money'
-        ) then {{ cdc_plain_number(x) }}
+        when {{ t }} in ('{{ _canal_family_number_types() | join("', '") }}') then {{ cdc_plain_number(x) }}
         when {{ t }} in ('json', 'jsonb') then {{ cdc_compact_json(x) }}
         {%- if format_id in ('canal_json', 'canal_json_legacy') %}
         when {{ t }} = 'enum' and {{ x }} rlike '^[0-9]{1,9}$'

@@ -4,7 +4,7 @@
     one-element transform: a caller may pass a regexp over a whole message). -#}
 {% macro cdc_plain_number(x) -%}
     element_at(transform(array({{ x }}), number_text -> case
-        when number_text rlike '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)[eE][+-]?[0-9]+$' then
+        when number_text rlike {{ cdc_scientific_notation() }} then
         element_at(transform(
             array(named_struct(
                 'sign', case when number_text like '-%' then '-' else '' end,
