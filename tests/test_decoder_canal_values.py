@@ -18,16 +18,19 @@ ES = 1_700_000_000_000
 
 def canal_insert(row: dict[str, str], types: dict[str, str] | None) -> str:
     """An INSERT of one row into shop.t keyed by `id`, with `types` as its mysqlType."""
-    return json.dumps({"data": [{"id": "1", **row}], "old": None, "database": "shop", "table": "t",
-                       "pkNames": ["id"], "isDdl": False, "type": "INSERT", "es": ES, "ts": ES + 5, "id": 7,
-                       "sql": "", "mysqlType": None if types is None else {"id": "bigint", **types}})
+    return canal_change("INSERT", row, None, types)
 
 
 def canal_update(row: dict[str, str], old: dict[str, str], types: dict[str, str]) -> str:
     """An UPDATE of one row of shop.t whose `old` holds the changed columns' values before."""
-    return json.dumps({"data": [{"id": "1", **row}], "old": [old], "database": "shop", "table": "t",
-                       "pkNames": ["id"], "isDdl": False, "type": "UPDATE", "es": ES, "ts": ES + 5, "id": 7,
-                       "sql": "", "mysqlType": {"id": "bigint", **types}})
+    return canal_change("UPDATE", row, [old], types)
+
+
+def canal_change(op: str, row: dict[str, str], old: list[dict[str, str]] | None,
+                 types: dict[str, str] | None) -> str:
+    return json.dumps({"data": [{"id": "1", **row}], "old": old, "database": "shop", "table": "t",
+                       "pkNames": ["id"], "isDdl": False, "type": op, "es": ES, "ts": ES + 5, "id": 7,
+                       "sql": "", "mysqlType": None if types is None else {"id": "bigint", **types}})
 
 
 # (formats, message, the `after` image's values expected besides id, the `before` image's or None)
