@@ -88,8 +88,14 @@ def new_bytes(dbt_args: list[str], full_check: bool) -> int | None:
     since = _last_checked(recorded())
     if dbt_args or full_check or since is None:
         return None
+    return landed_bytes(after=since)
+
+
+def landed_bytes(after: int = -1) -> int:
+    """Without Spark: the size of bronze's files in its landing batches after `after`
+    (all of them by default)."""
     return sum(entry.stat().st_size for batch, folder in _batch_folders().items()
-               if batch > since and os.path.isdir(folder) for entry in os.scandir(folder) if entry.is_file())
+               if batch > after and os.path.isdir(folder) for entry in os.scandir(folder) if entry.is_file())
 
 
 def nothing_new(last_folder: int, dbt_args: list[str], full_check: bool) -> bool:

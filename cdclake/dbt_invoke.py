@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cdclake import paths
-from cdclake.runtime import get_session
+from cdclake.runtime import fit_codegen, get_session
 
 
 def dbt_args(args: list[str]) -> list[str]:
@@ -20,7 +20,7 @@ def run_dbt(args: list[str]) -> bool:
     """Invoke dbt with `args`; True when it succeeded."""
     from dbt.cli.main import dbtRunner
 
-    get_session()
+    fit_codegen(get_session())
     result = dbtRunner().invoke(dbt_args(args))
     if result.exception is not None:
         raise SystemExit(f"dbt failed: {result.exception}")

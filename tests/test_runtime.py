@@ -2,6 +2,7 @@
 (CDC_DRIVER_JAVA_OPTIONS), few finished queries kept, the log settings of
 conf/log4j2.properties, Spark's classes mapped from the archive `make setup` writes
 (cdclake/class_archive.py), Delta Lake from the jars it fetches (pom.xml, cdclake/jars.py),
+Spark's interpreted expressions for a small lake and its generated code for a larger one,
 the project's Spark plugin it compiles (jvm/), the tests' own heap, and the temporary
 files in the state folder, not in /tmp."""
 
@@ -16,8 +17,17 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from cdclake import class_archive, jars, paths
-from cdclake.runtime import SHORT_RUN_JAVA_OPTIONS, get_session, session_settings
+from cdclake import class_archive, jars, paths, runtime
+from cdclake.runtime import (
+    GENERATED,
+    INTERPRETED,
+    SHORT_RUN_JAVA_OPTIONS,
+    SMALL_LAKE_BYTES,
+    codegen_settings,
+    fit_codegen,
+    get_session,
+    session_settings,
+)
 
 
 def test_the_jvm_maps_spark_classes_from_the_archive(lake):
@@ -221,3 +231,33 @@ def test_the_udfs_run_in_python_workers_without_pandas(lake):
     assert loaded == dict.fromkeys(calls, False), (
         "pandas was imported in a Python worker: it is no dependency of the project, but a virtualenv made "
         "before may still hold it (`.venv/bin/pip uninstall pandas`)")
+
+
+def test_a_small_lake_runs_interpreted_and_a_larger_one_on_generated_code():
+    assert codegen_settings(0, {}) == codegen_settings(SMALL_LAKE_BYTES, {}) == INTERPRETED
+    assert codegen_settings(SMALL_LAKE_BYTES + 1, {}) == GENERATED
+    assert INTERPRETED.keys() == GENERATED.keys()
+
+
+@pytest.mark.parametrize("setting", sorted(INTERPRETED))
+def test_code_generation_the_profile_sets_is_kept(setting: str):
+    assert codegen_settings(0, {setting: GENERATED[setting]}) == {}
+    assert codegen_settings(SMALL_LAKE_BYTES + 1, {setting: INTERPRETED[setting]}) == {}
+
+
+def test_the_session_takes_the_code_generation_of_its_lake(lake, monkeypatch: pytest.MonkeyPatch):
+    def whole_stage_code() -> bool:
+        [(plan,)] = lake.spark.sql("explain codegen select id * 2 as n from range(10) where id > 3").collect()
+        return "Found 0 WholeStageCodegen subtrees" not in plan
+
+    try:
+        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", -1)  # any lake is larger
+        fit_codegen(lake.spark)
+        assert {key: lake.spark.conf.get(key) for key in GENERATED} == GENERATED and whole_stage_code()
+        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", 1 << 60)  # any lake is smaller
+        fit_codegen(lake.spark)
+        assert {key: lake.spark.conf.get(key) for key in INTERPRETED} == INTERPRETED and not whole_stage_code()
+        assert lake.rows("select sum(id * 2) as n from range(10) where id > 3") == [{"n": 78}]
+    finally:
+        monkeypatch.undo()
+        fit_codegen(lake.spark)
