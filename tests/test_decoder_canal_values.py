@@ -62,6 +62,12 @@ CASES: list[tuple[tuple[str, ...], str, dict[str, str], dict[str, str] | None]] 
     # an UPDATE whose number changed from a value in scientific notation: both images
     (("canal_json", "drs_json"), canal_update({"d": "2E2"}, {"d": "1.5E2"}, {"d": "double"}),
      {"d": "200"}, {"d": "150"}),
+    # the notation in `old` alone, in a number column that is not the message's first
+    (("canal_json", "drs_json"),
+     canal_update({"s": "a", "d": "200"}, {"d": "1.5E2"}, {"s": "varchar(4)", "d": "double"}),
+     {"s": "a", "d": "200"}, {"s": "a", "d": "150"}),
+    # a value with the notation on a line of its own is not a number: it stays as it is
+    (("canal_json",), canal_insert({"d": "x\n1E5"}, {"d": "decimal(10,2)"}), {"d": "x\n1E5"}, None),
 ]
 
 
