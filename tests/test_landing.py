@@ -102,7 +102,11 @@ def test_landings_in_one_write_are_batches_of_their_own(fresh, tmp_path):
 
 
 def test_line_numbers_hold_across_splits_and_files_sharing_a_partition(fresh, tmp_path):
-    # tiny splits: each file is read in many parts, and parts of several files share a task
+    # tiny splits: each file is read in many parts, and parts of several files share a task.
+    # They hold for every read of the landing, and the next offsets of plain lines are read
+    # from all of bronze (cdclake.landing._next_plain_offsets): after this module's earlier
+    # landings that read was 3,748 tasks and the test took 21.6 s, from an empty bronze 7.8 s
+    fresh.reset()
     lines = [f"message {n}" if n % 7 else "" for n in range(1, 400)]
     big = tmp_path / "big.txt"
     big.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
