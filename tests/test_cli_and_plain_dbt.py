@@ -29,7 +29,9 @@ def test_plain_dbt_builds_with_the_udfs_and_cdc_sql_prints_json(user_home):
 
 
 def test_plain_dbt_docs_generate_lists_the_models(user_home):
-    run(user_home.home, "dbt", "docs", "generate", "--profiles-dir", "profiles")
+    # the catalog over the manifest of the home's plain `dbt build`, without compiling every
+    # model again (that build compiled them through the plugin): 10-11 s instead of 27-39 s
+    run(user_home.home, "dbt", "docs", "generate", "--no-compile", "--profiles-dir", "profiles")
     catalog = json.loads((dbt_target(user_home.home) / "catalog.json").read_text(encoding="utf-8"))
     assert "model.cdc_lakehouse.cdc_current_rows" in catalog["nodes"]
     assert (dbt_target(user_home.home) / "index.html").stat().st_size > 10_000
