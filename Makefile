@@ -18,20 +18,24 @@ UV := uv==0.13.9
 $(STAMP): requirements.lock pyproject.toml pom.xml $(PLUGIN_SOURCES)
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (Python 3.11 is required)"; exit 1; }
 	@command -v java >/dev/null 2>&1 || { echo "error: java not found (Java 17 is required by Spark)"; exit 1; }
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# uv installs the pinned packages: a new .venv in 38 s, where pip takes 87 s (2 cores,
-	# nothing cached). It trusts the system's certificates, as pip does here (PIP_CERT)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(UV)
-	UV_NATIVE_TLS=1 $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.lock
-	# compat mode puts the project folder on sys.path: dbt finds its plugin dbt_cdclake
-	# there (it scans sys.path for dbt_* modules, which the default editable finder hides)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
-		--config-settings editable_mode=compat -e .
-	# the JVM jars of pom.xml (Delta Lake, Spark's Kafka source) into the virtualenv, with Maven: every Spark
-	# session puts them on its class path (cdclake/jars.py); nothing is fetched at run time
 	@command -v mvn >/dev/null 2>&1 || { echo "error: mvn not found (Maven fetches the JVM jars of pom.xml)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# Maven fetches the JVM jars of pom.xml (Delta Lake, Spark's Kafka source) into the virtualenv
+	# while the Python packages install: both wait on downloads, 38 s each with nothing cached.
+	# Every Spark session puts the jars on its class path (cdclake/jars.py); nothing is fetched
+	# at run time. uv installs the pinned packages (pip took 87 s); it trusts the system's
+	# certificates, as pip does here (PIP_CERT). Compat mode puts the project folder on
+	# sys.path: dbt finds its plugin dbt_cdclake there (it scans sys.path for dbt_* modules,
+	# which the default editable finder hides)
 	rm -rf $(JARS)
-	mvn -q -B dependency:copy-dependencies -Dcdc.jars=$(abspath $(JARS))
+	mvn -q -B dependency:copy-dependencies -Dcdc.jars=$(abspath $(JARS)) & maven=$$!; \
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(UV) && \
+	UV_NATIVE_TLS=1 $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.lock && \
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+		--config-settings editable_mode=compat -e .; python=$$?; \
+	wait $$maven; maven=$$?; \
+	[ $$maven -eq 0 ] || echo "error: Maven could not fetch the jars of pom.xml (exit $$maven)"; \
+	[ $$python -eq 0 ] && [ $$maven -eq 0 ]
 	# the project's Spark plugin (jvm/), compiled against pyspark's own jars into the same folder
 	@command -v javac >/dev/null 2>&1 || { echo "error: javac not found (a Java 17 JDK compiles the plugin in jvm/)"; exit 1; }
 	@classes=$$(mktemp -d) && spark_jars=$$($(BIN)/python -c "import pyspark, os; print(os.path.join(os.path.dirname(pyspark.__file__), 'jars'))") && \
