@@ -24,13 +24,16 @@ $(STAMP): requirements.lock pyproject.toml pom.xml $(PLUGIN_SOURCES)
 	# while the Python packages install: both wait on downloads, 38 s each with nothing cached.
 	# Every Spark session puts the jars on its class path (cdclake/jars.py); nothing is fetched
 	# at run time. uv installs the pinned packages (pip took 87 s); it trusts the system's
-	# certificates, as pip does here (PIP_CERT). Compat mode puts the project folder on
+	# certificates, as pip does here (PIP_CERT), but reads none of pip's settings (an index
+	# mirror in pip.conf): where it fails, pip installs them. Compat mode puts the project folder on
 	# sys.path: dbt finds its plugin dbt_cdclake there (it scans sys.path for dbt_* modules,
 	# which the default editable finder hides)
 	rm -rf $(JARS)
 	mvn -q -B dependency:copy-dependencies -Dcdc.jars=$(abspath $(JARS)) & maven=$$!; \
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(UV) && \
-	UV_NATIVE_TLS=1 $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.lock && \
+	{ UV_NATIVE_TLS=1 $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.lock || \
+	  { echo "uv could not install requirements.lock (it reads no pip configuration): installing it with pip"; \
+	    $(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock; }; } && \
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 		--config-settings editable_mode=compat -e .; python=$$?; \
 	wait $$maven; maven=$$?; \
