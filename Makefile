@@ -10,8 +10,9 @@ BROKER_JARS := $(VENV)/share/cdc-lakehouse/kafka-broker
 PLUGIN_SOURCES := $(wildcard jvm/src/main/java/io/github/cdclakehouse/*.java)
 # the name cdclake/jars.py looks for
 PLUGIN_JAR := cdc-lakehouse-spark-plugin.jar
-# the installer of the Python packages (pinned like them)
+# the installer of the Python packages (pinned like them), and pip's command and options
 UV := uv==0.13.9
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .PHONY: setup demo test test-packages test-kafka lint docs clean
 
@@ -20,22 +21,22 @@ $(STAMP): requirements.lock pyproject.toml pom.xml $(PLUGIN_SOURCES)
 	@command -v java >/dev/null 2>&1 || { echo "error: java not found (Java 17 is required by Spark)"; exit 1; }
 	@command -v mvn >/dev/null 2>&1 || { echo "error: mvn not found (Maven fetches the JVM jars of pom.xml)"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# Maven fetches the JVM jars of pom.xml (Delta Lake, Spark's Kafka source) into the virtualenv
-	# while the Python packages install: both wait on downloads, 38 s each with nothing cached.
-	# Every Spark session puts the jars on its class path (cdclake/jars.py); nothing is fetched
-	# at run time. uv installs the pinned packages (pip took 87 s); it trusts the system's
-	# certificates, as pip does here (PIP_CERT), but reads none of pip's settings (an index
-	# mirror in pip.conf): where it fails, pip installs them. Compat mode puts the project folder on
-	# sys.path: dbt finds its plugin dbt_cdclake there (it scans sys.path for dbt_* modules,
-	# which the default editable finder hides)
+	# Maven fetches the JVM jars of pom.xml (Delta Lake, Spark's Kafka source) into the
+	# virtualenv while the Python packages install: both wait on downloads, 38 s each with
+	# nothing cached. Every Spark session puts the jars on its class path (cdclake/jars.py);
+	# nothing is fetched at run time. uv installs the pinned packages (pip took 87 s); it
+	# trusts the system's certificates, as pip does here (PIP_CERT), but reads none of pip's
+	# settings (an index mirror in pip.conf): where it fails, pip installs them. The project
+	# installs in compat mode, which puts its folder on sys.path: dbt finds its plugin
+	# dbt_cdclake there (it scans sys.path for dbt_* modules, which the default editable
+	# finder hides)
 	rm -rf $(JARS)
 	mvn -q -B dependency:copy-dependencies -Dcdc.jars=$(abspath $(JARS)) & maven=$$!; \
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(UV) && \
+	$(PIP) $(UV) && \
 	{ UV_NATIVE_TLS=1 $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.lock || \
 	  { echo "uv could not install requirements.lock (it reads no pip configuration): installing it with pip"; \
-	    $(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock; }; } && \
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
-		--config-settings editable_mode=compat -e .; python=$$?; \
+	    $(PIP) -r requirements.lock; }; } && \
+	$(PIP) --no-deps --config-settings editable_mode=compat -e .; python=$$?; \
 	wait $$maven; maven=$$?; \
 	[ $$maven -eq 0 ] || echo "error: Maven could not fetch the jars of pom.xml (exit $$maven)"; \
 	[ $$python -eq 0 ] && [ $$maven -eq 0 ]
