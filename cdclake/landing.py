@@ -356,8 +356,6 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
     first_batch = next_batch_id(spark)
     batch_ids = list(range(first_batch, first_batch + len(landings)))
     clear_unregistered_batches(spark, batch_ids)
-    from pyspark.sql import functions as F
-
     files: list[_FileLanding] = []
     for batch_id, landing, shapes in zip(batch_ids, landings, plans, strict=True):
         for path, shape in shapes:
@@ -365,29 +363,46 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
                 files.append(_FileLanding(len(files), path, shape, batch_id, landing.topic, landing.declared_format))
     counts: dict[tuple[int, str], tuple[int, int]] = {}
     if files:
-        _read_lines(spark, files).createOrReplaceTempView("lines")
-        rows = spark.sql(_LINES_SQL)
-        last_batch = batch_ids[-1]
-        label = f"landing batch {first_batch}" + (f"-{last_batch}" if last_batch > first_batch else "")
-        with SparkProgress(spark.sparkContext, label):
-            rows.select(
-                "topic", "kafka_partition", "kafka_offset", "kafka_ts", "message_key",
-                "message_value", "value_encoding", "headers", "declared_format",
-                F.col("path").alias("source_file"),
-                F.col("line_no").alias("source_line"),
-                F.current_timestamp().alias("landed_at"),
-                "land_error",
-                F.col("batch_id").alias("landing_batch_id"),
-            ).write.insertInto(BRONZE_TABLE)
-        counts = {
-            (r["landing_batch_id"], r["source_file"]): (r["records"], r["errors"])
-            for r in spark.sql(
-                f"""select landing_batch_id, source_file, count(*) as records, count(land_error) as errors
-                    from {BRONZE_TABLE} where landing_batch_id between {first_batch} and {last_batch}
-                    group by landing_batch_id, source_file"""
-            ).collect()
-        }
+        from cdclake.runtime import fit_codegen
+
+        # the landing's queries run on the code generation of the lake with its files in
+        # bronze (cdclake.runtime): files of more than a small lake's bytes land on generated code
+        fit_codegen(spark, landing=sum(f.path.stat().st_size for f in files))
+        try:
+            counts = _write_lines(spark, files, batch_ids)
+        finally:
+            fit_codegen(spark)
     return [
         (batch_id, [LandedFile(str(p), s, *counts.get((batch_id, str(p)), (0, 0))) for p, s in shapes])
         for batch_id, shapes in zip(batch_ids, plans, strict=True)
     ]
+
+
+def _write_lines(spark: SparkSession, files: list[_FileLanding],
+                 batch_ids: list[int]) -> dict[tuple[int, str], tuple[int, int]]:
+    """Write the lines of `files` into their landing batches `batch_ids` of bronze, in one
+    write; per (batch id, file) its records and those with a land error."""
+    from pyspark.sql import functions as F
+
+    _read_lines(spark, files).createOrReplaceTempView("lines")
+    rows = spark.sql(_LINES_SQL)
+    first_batch, last_batch = batch_ids[0], batch_ids[-1]
+    label = f"landing batch {first_batch}" + (f"-{last_batch}" if last_batch > first_batch else "")
+    with SparkProgress(spark.sparkContext, label):
+        rows.select(
+            "topic", "kafka_partition", "kafka_offset", "kafka_ts", "message_key",
+            "message_value", "value_encoding", "headers", "declared_format",
+            F.col("path").alias("source_file"),
+            F.col("line_no").alias("source_line"),
+            F.current_timestamp().alias("landed_at"),
+            "land_error",
+            F.col("batch_id").alias("landing_batch_id"),
+        ).write.insertInto(BRONZE_TABLE)
+    return {
+        (r["landing_batch_id"], r["source_file"]): (r["records"], r["errors"])
+        for r in spark.sql(
+            f"""select landing_batch_id, source_file, count(*) as records, count(land_error) as errors
+                from {BRONZE_TABLE} where landing_batch_id between {first_batch} and {last_batch}
+                group by landing_batch_id, source_file"""
+        ).collect()
+    }

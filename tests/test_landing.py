@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from cdclake import runtime
+from cdclake.build_record import landed_bytes
 from cdclake.landing import Landing, LandingError, detect_shape
 
 MESSAGE = json.dumps({"data": [{"id": "1"}], "database": "d", "table": "t", "type": "INSERT",
@@ -133,6 +135,41 @@ def test_line_numbers_hold_across_splits_and_files_sharing_a_partition(fresh, tm
     assert [(f.records, f.errors) for f in first_files] == [(len(expected), 0), (5, 0)]
     assert [(r["source_line"], r["kafka_offset"]) for r in _bronze(fresh, first) if r["topic"] == "s"] == \
         [(n + 1, n) for n in range(5)]
+
+
+def _last_write_plan(lake) -> str:
+    """The physical plan of the session's last write into bronze, as Spark's SQL status
+    store keeps it (the last queries of the session, cdclake.runtime)."""
+    executions = lake.spark._jsparkSession.sharedState().statusStore().executionsList()
+    plans = [executions.apply(i).physicalPlanDescription() for i in range(executions.size())]
+    return [plan for plan in plans if "InsertIntoHadoopFsRelationCommand" in plan][-1]
+
+
+def test_a_landing_runs_on_the_code_generation_of_the_lake_with_its_files(fresh, tmp_path, monkeypatch):
+    """A small lake runs interpreted, a larger one on generated code (cdclake.runtime); a
+    landing's write counts its files as bronze, and the session goes on as the lake is."""
+    path = tmp_path / "plain.txt"
+    path.write_text(MESSAGE + "\n", encoding="utf-8")
+    size = path.stat().st_size
+    try:
+        # the lake is small, the lake with the file is not: the write runs on generated code
+        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", landed_bytes() + size - 1)
+        runtime.fit_codegen(fresh.spark)
+        assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == "false"
+        fresh.land([path], topic="codegen")
+        assert "[codegen id" in _last_write_plan(fresh)
+        # the landing done, the session runs as the lake it left is
+        assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == (
+            "true" if landed_bytes() > runtime.SMALL_LAKE_BYTES else "false")
+        # the lake with the file is as small as a small lake: interpreted
+        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", landed_bytes() + size)
+        fresh.land([path], topic="codegen")
+        assert "[codegen id" not in _last_write_plan(fresh)
+    finally:
+        monkeypatch.undo()
+        runtime.fit_codegen(fresh.spark)
+    assert [r["kafka_offset"] for r in fresh.rows(
+        "select kafka_offset from bronze.kafka_messages where topic = 'codegen' order by 1")] == [0, 1]
 
 
 def test_a_bad_landing_lands_nothing_of_its_write(fresh, tmp_path):
