@@ -139,7 +139,9 @@ def test_line_numbers_hold_across_splits_and_files_sharing_a_partition(fresh, tm
 
 def _last_write_plan(lake) -> str:
     """The physical plan of the session's last write into bronze, as Spark's SQL status
-    store keeps it (the last queries of the session, cdclake.runtime)."""
+    store keeps it (the session's last queries: spark.sql.ui.retainedExecutions in
+    profiles/profiles.yml), read through its JVM object: Spark's internal API, of the
+    pinned version."""
     executions = lake.spark._jsparkSession.sharedState().statusStore().executionsList()
     plans = [executions.apply(i).physicalPlanDescription() for i in range(executions.size())]
     return [plan for plan in plans if "InsertIntoHadoopFsRelationCommand" in plan][-1]
