@@ -142,9 +142,13 @@ def _last_write_plan(lake) -> str:
     store keeps it (the session's last queries: spark.sql.ui.retainedExecutions in
     profiles/profiles.yml), read through its JVM object: Spark's internal API, of the
     pinned version."""
+    # the store is filled from Spark's listener bus, which runs behind the queries
+    lake.spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty()
     executions = lake.spark._jsparkSession.sharedState().statusStore().executionsList()
     plans = [executions.apply(i).physicalPlanDescription() for i in range(executions.size())]
-    return [plan for plan in plans if "InsertIntoHadoopFsRelationCommand" in plan][-1]
+    # (an execution the store holds without a plan has none: the session's other queries)
+    return [plan for plan in plans if plan and "InsertIntoHadoopFsRelationCommand" in plan
+            and "kafka_messages" in plan][-1]
 
 
 def test_a_landing_runs_on_the_code_generation_of_the_lake_with_its_files(fresh, tmp_path, monkeypatch):
