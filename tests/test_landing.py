@@ -154,28 +154,31 @@ def _last_write_plan(lake) -> str:
 def test_a_landing_runs_on_the_code_generation_of_the_lake_with_its_files(fresh, tmp_path, monkeypatch):
     """A small lake runs interpreted, a larger one on generated code (cdclake.runtime); a
     landing's write counts its files as bronze, and the session goes on as the lake is."""
-    path = tmp_path / "plain.txt"
-    path.write_text(MESSAGE + "\n", encoding="utf-8")
-    size = path.stat().st_size
+    # many copies of one line: text that its batch's Parquet file holds in far fewer bytes
+    repeated = tmp_path / "repeated.txt"
+    repeated.write_text((MESSAGE + "\n") * 2000, encoding="utf-8")
+    single = tmp_path / "single.txt"
+    single.write_text(MESSAGE + "\n", encoding="utf-8")
     try:
         # the lake is small, the lake with the file is not: the write runs on generated code
-        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", landed_bytes() + size - 1)
+        limit = landed_bytes() + repeated.stat().st_size - 1
+        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", limit)
         runtime.fit_codegen(fresh.spark)
         assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == "false"
-        fresh.land([path], topic="codegen")
+        fresh.land([repeated], topic="codegen")
         assert "[codegen id" in _last_write_plan(fresh)
-        # the landing done, the session runs as the lake it left is
-        assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == (
-            "true" if landed_bytes() > runtime.SMALL_LAKE_BYTES else "false")
+        # the landing done, the lake it left is still small: the session runs interpreted
+        assert landed_bytes() <= limit
+        assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == "false"
         # the lake with the file is as small as a small lake: interpreted
-        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", landed_bytes() + size)
-        fresh.land([path], topic="codegen")
+        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", landed_bytes() + single.stat().st_size)
+        fresh.land([single], topic="codegen")
         assert "[codegen id" not in _last_write_plan(fresh)
     finally:
         monkeypatch.undo()
         runtime.fit_codegen(fresh.spark)
     assert [r["kafka_offset"] for r in fresh.rows(
-        "select kafka_offset from bronze.kafka_messages where topic = 'codegen' order by 1")] == [0, 1]
+        "select kafka_offset from bronze.kafka_messages where topic = 'codegen' order by 1")] == list(range(2001))
 
 
 def test_a_bad_landing_lands_nothing_of_its_write(fresh, tmp_path):
