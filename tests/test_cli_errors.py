@@ -222,15 +222,17 @@ def _advice_line(heap: str, more: str) -> str:
 
 
 def test_a_landing_that_exhausts_the_heap_says_to_raise_it(tmp_path):
-    # three Canal messages of 40 MB each: a task's copies of them exhaust a 512m heap, and
-    # the JVM exits (Spark's exit code 52) in the middle of the write
+    # one Canal message of 200 MB: the task that reads it needs buffers of its size that a
+    # 512m heap cannot hold, and the JVM exits (Spark's exit code 52). Three messages of 40
+    # MB each exhausted the heap too, but a copy at a time: the collector ran nearly full
+    # for 17-60 s, and once, in the whole suite, for 360 s; this one fails in 12-14 s (22-24 s
+    # beside two busy loops)
     records = tmp_path / "big.jsonl"
-    with records.open("w", encoding="utf-8") as out:
-        for n in range(3):
-            value = {"type": "INSERT", "database": "d", "table": "t", "pkNames": ["id"], "isDdl": False,
-                     "es": 1_700_000_000_000, "ts": 1_700_000_000_000, "mysqlType": {"id": "int", "txt": "longtext"},
-                     "data": [{"id": str(n), "txt": "x" * 40_000_000}], "old": None}
-            out.write(json.dumps({"topic": "big", "partition": 0, "offset": n, "value": json.dumps(value)}) + "\n")
+    value = {"type": "INSERT", "database": "d", "table": "t", "pkNames": ["id"], "isDdl": False,
+             "es": 1_700_000_000_000, "ts": 1_700_000_000_000, "mysqlType": {"id": "int", "txt": "longtext"},
+             "data": [{"id": "1", "txt": "x" * 200_000_000}], "old": None}
+    records.write_text(json.dumps({"topic": "big", "partition": 0, "offset": 0, "value": json.dumps(value)}) + "\n",
+                       encoding="utf-8")
     done, _ = run(tmp_path / "home", "cdc", "land", str(records), "--format", "canal_json",
                   env={"CDC_DRIVER_MEMORY": "512m"})
     assert done.returncode == 1, done.stderr[-3000:]
