@@ -68,14 +68,15 @@ class Decoders:
     def _of_vars(self, variables: dict[str, Any] | None) -> dict[str, tuple[str, str]]:
         key = json.dumps(variables or {}, sort_keys=True)
         if key not in self._compiled:
-            # one Jinja dict of every format's two queries, rendered by one dbt compile
-            entries = ", ".join(
-                f"'{f}': [decode_{f}('{VIEW}'), 'with unit_decoded as (' ~ decode_{f}('{VIEW}') ~ '), ' "
-                f"~ cdc_identified_rows('unit_decoded') ~ ' select * from identified']"
-                for f in KNOWN_FORMATS)
+            # every format's two queries, rendered by one dbt compile
+            expressions = {}
+            for f in KNOWN_FORMATS:
+                expressions[f] = f"decode_{f}('{VIEW}')"
+                expressions[f"{f} finished"] = (f"'with unit_decoded as (' ~ decode_{f}('{VIEW}') ~ '), ' "
+                                                "~ cdc_identified_rows('unit_decoded') ~ ' select * from identified'")
             args = ["--vars", key] if variables else []
-            compiled = json.loads(self.lake.compile_inline(f"{{{{ tojson({{{entries}}}) }}}}", *args))
-            self._compiled[key] = {f: (raw, finished) for f, (raw, finished) in compiled.items()}
+            compiled = self.lake.compile_many(expressions, *args)
+            self._compiled[key] = {f: (compiled[f], compiled[f"{f} finished"]) for f in KNOWN_FORMATS}
         return self._compiled[key]
 
     def sql(self, format_id: str, variables: dict[str, Any] | None = None) -> str:

@@ -269,6 +269,6 @@ def test_decimal_types_of_any_precision_and_scale(lake, landed):
         "select table_id, cast_failures from gold.cdc_cast_failures where table_id like 'types.%' "
         "and column_name = 'v'")}
     assert failures == {f"types.t{n}": 0 for n in range(len(DECIMALS))}
+    typed = lake.compile_many({f"t{n}": f"cdc_table('types.t{n}')" for n in range(len(DECIMALS))})
     for n in range(len(DECIMALS)):
-        typed = lake.compile_inline(f"{{{{ cdc_table('types.t{n}') }}}}")
-        assert len(lake.rows(typed)) == 1
+        assert len(lake.rows(typed[f"t{n}"])) == 1

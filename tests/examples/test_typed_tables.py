@@ -17,6 +17,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 TOPIC = "demo.canal.typed"
 TABLE = "shop.items"
 T0 = 1_714_521_600_000  # 2024-05-01 00:00:00 UTC, ms
@@ -208,9 +210,31 @@ def test_schema_history_records_types_added_dropped_and_changed_columns(built):
     assert got[("created", "datetime(3)")]["spark_type"] == "timestamp_ntz"
 
 
-def test_current_typed_table_equals_the_python_fold(built):
+# the moments the as-of test looks at: halfway between the changes of these sequence numbers
+AS_OF_SEQUENCES = (30, 130, 200)
+
+
+def _as_of(seq: int) -> tuple[int, str]:
+    """(milliseconds since the epoch, timestamp text) of the moment after change `seq`."""
+    moment_ms = T0 + seq * STEP + STEP // 2
+    return moment_ms, dt.datetime.fromtimestamp(moment_ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+@pytest.fixture(scope="module")
+def typed_sql(built) -> dict[str, str]:
+    """The SQL of the typed macros these tests query, after the last build, by one dbt
+    compile."""
+    lake, _, _ = built
+    expressions = {"current": f"cdc_table('{TABLE}')", "keep dropped": f"cdc_table('{TABLE}', keep_dropped=true)",
+                   "history": f"cdc_table_history('{TABLE}')", "keyless": "cdc_table('shop.tags')"}
+    for seq in AS_OF_SEQUENCES:
+        expressions[f"as of {seq}"] = f"cdc_table_as_of('{TABLE}', \"timestamp'{_as_of(seq)[1]}'\")"
+    return lake.compile_many(expressions)
+
+
+def test_current_typed_table_equals_the_python_fold(built, typed_sql):
     lake, messages, _ = built
-    rows = lake.rows(lake.compile_inline(f"{{{{ cdc_table('{TABLE}') }}}}"))
+    rows = lake.rows(typed_sql["current"])
     assert list(rows[0])[:5] == [c for c, _ in FINAL_COLUMNS]
     assert "qty" not in rows[0]
     got = {r["id"]: {c: r[c] for c, _ in FINAL_COLUMNS} for r in rows}
@@ -218,9 +242,9 @@ def test_current_typed_table_equals_the_python_fold(built):
     assert got == expected
 
 
-def test_dropped_columns_can_be_kept(built):
+def test_dropped_columns_can_be_kept(built, typed_sql):
     lake, messages, _ = built
-    rows = lake.rows(lake.compile_inline(f"{{{{ cdc_table('{TABLE}', keep_dropped=true) }}}}"))
+    rows = lake.rows(typed_sql["keep dropped"])
     assert "qty" in rows[0]
     # a row last written before the drop still has its qty; one written after has none
     last_write = {}
@@ -232,21 +256,19 @@ def test_dropped_columns_can_be_kept(built):
     assert all(got[i]["qty"] is None for i in got if not last_write[str(i)])
 
 
-def test_as_of_at_three_moments_equals_the_python_fold(built):
+def test_as_of_at_three_moments_equals_the_python_fold(built, typed_sql):
     lake, messages, _ = built
-    for seq in (30, 130, 200):
-        moment_ms = T0 + seq * STEP + STEP // 2
-        moment = dt.datetime.fromtimestamp(moment_ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-        sql = lake.compile_inline(f"{{{{ cdc_table_as_of('{TABLE}', \"timestamp'{moment}'\") }}}}")
-        rows = lake.rows(sql)
+    for seq in AS_OF_SEQUENCES:
+        moment_ms, moment = _as_of(seq)
+        rows = lake.rows(typed_sql[f"as of {seq}"])
         got = {r["id"]: {c: r[c] for c, _ in FINAL_COLUMNS} for r in rows}
         expected = {int(k): typed(v) for k, v in fold(messages, until_ms=moment_ms).items()}
         assert got == expected, f"as of {moment}"
 
 
-def test_history_is_scd2_with_typed_columns(built):
+def test_history_is_scd2_with_typed_columns(built, typed_sql):
     lake, messages, _ = built
-    rows = lake.rows(lake.compile_inline(f"{{{{ cdc_table_history('{TABLE}') }}}}"))
+    rows = lake.rows(typed_sql["history"])
     versions = sum(len(m["data"] or []) for m in messages)
     assert len(rows) == versions
     current = [r for r in rows if r["is_current"] and not r["is_deleted"]]
@@ -263,9 +285,9 @@ def test_a_value_that_does_not_fit_is_null_and_counted(built):
                          "example_value": "not a date", "values_checked": len(fold(messages)) }]
 
 
-def test_a_table_without_a_key_shows_each_copy_of_a_row(built):
+def test_a_table_without_a_key_shows_each_copy_of_a_row(built, typed_sql):
     lake, _, _ = built
-    rows = lake.rows(lake.compile_inline("{{ cdc_table('shop.tags') }}"))
+    rows = lake.rows(typed_sql["keyless"])
     assert sorted((r["tag"], r["n"]) for r in rows) == [("a", 1), ("a", 1)]
 
 
