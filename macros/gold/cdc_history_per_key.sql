@@ -1,14 +1,14 @@
 {#- Part 4 of gold.cdc_row_history: per key its events in change order (`per_key`), every
     TRUNCATE of its table after the key's first event among them as a truncate event. A
     full build takes every key event; an incremental one all events of `refold_keys` (read
-    only when there is one) and the new events of `append_keys`, each with its `seed`
+    only when `some_key_refolds`) and the new events of `append_keys`, each with its `seed`
     (cdc_history_touched_keys). -#}
-{% macro cdc_history_per_key() -%}
+{% macro cdc_history_per_key(some_key_refolds) -%}
 {%- set events_after = 'coalesce(a.seed.position, k.first_position)' if is_incremental() else 'k.first_position' %}
 {% if is_incremental() %}
 relevant_events as (
     {#- all changes are read only when some key folds again from the start -#}
-    {% if cdc_history_some_key_refolds() %}
+    {% if some_key_refolds %}
     select key_events.*
     from key_events
     left semi join refold_keys

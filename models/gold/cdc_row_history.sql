@@ -68,17 +68,19 @@ with
 {{ cdc_history_touched_keys() }},
 {% endif %}
 
-{#- Python folds documents only when some change it folds is an update-operator patch: any
-    change in a full build or when some key folds again from all its changes, else a new
-    one (asked after cdc_history_touched_keys made its selection) -#}
-{%- set only_new = is_incremental() and not cdc_history_some_key_refolds() %}
+{#- Whether some key folds again from all its changes, asked once, after
+    cdc_history_touched_keys made its selection. Python folds documents only when some
+    change it folds is an update-operator patch: any change in a full build or when some key
+    folds again, else a new one -#}
+{%- set some_key_refolds = is_incremental() and cdc_history_some_key_refolds() %}
+{%- set only_new = is_incremental() and not some_key_refolds %}
 {%- set fold_documents = execute and (run_query(
     'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null'
     ~ (' and landing_batch_id > ' ~ cdc_high_water_mark(this, 'built_through_batch_id') if only_new else '')
     ~ ' limit 1'
 ).rows | length > 0) %}
 
-{{ cdc_history_per_key() }},
+{{ cdc_history_per_key(some_key_refolds) }},
 
 {{ cdc_history_fold(fold_documents) }},
 
