@@ -17,6 +17,7 @@ without it; Spark skips files whose names start with `_`):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -96,6 +97,25 @@ def landed_bytes(after: int = -1) -> int:
     (all of them by default)."""
     return sum(entry.stat().st_size for batch, folder in _batch_folders().items()
                if batch > after and os.path.isdir(folder) for entry in os.scandir(folder) if entry.is_file())
+
+
+def landed_messages(stop_above: int) -> int:
+    """Without Spark: the messages (rows) in bronze's Parquet files, read from their footers,
+    counted until the count is above `stop_above` (then a count above it). A file that cannot
+    be read as Parquet counts none: a landing that was killed may leave one, which the
+    next landing removes (cdclake.landing)."""
+    import pyarrow.parquet as pq
+
+    count = 0
+    for folder in _batch_folders().values():
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(folder):
+                if entry.name.endswith(".parquet") and entry.is_file():
+                    with contextlib.suppress(OSError, ValueError):
+                        count += pq.read_metadata(entry.path).num_rows
+                    if count > stop_above:
+                        return count
+    return count
 
 
 def nothing_new(last_folder: int, dbt_args: list[str], full_check: bool) -> bool:

@@ -366,7 +366,7 @@ def land_batches(spark: SparkSession, landings: list[Landing]) -> list[tuple[int
         from cdclake.runtime import fit_codegen
 
         # the landing's queries run on the code generation of the lake with its files in
-        # bronze (cdclake.runtime): files of more than a small lake's bytes land on generated code
+        # bronze (cdclake.runtime): more bytes of files than a small landing's land on generated code
         fit_codegen(spark, landing=sum(f.path.stat().st_size for f in files))
         try:
             counts = _write_lines(spark, files, batch_ids)

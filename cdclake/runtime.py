@@ -157,33 +157,48 @@ def prefer_short_run(work_bytes: int, limit: int) -> bool:
 #     against 100.4 s; a build of 1% more 72-75 s against 80-86 s
 #   1M Canal events (96 MB of bronze): a build of 1% more 102-105 s against 88-92 s (slower)
 #   tests/test_untyped_lake.py in a new test session: 96-102 s against 115-117 s
-#   the tests' examples lake (130 MB of bronze, 12 formats): 323 s against 315 s
-# A lake whose bronze holds at most SMALL_LAKE_BYTES is built and queried without generated
-# code, unless the profile sets either setting (its choice then holds). Decided when the
-# session starts and again before each dbt run (cdclake.dbt_invoke): `cdc run` and the
-# tests' session go on with a lake that grows or is reset. A landing counts the files it
-# lands as bronze (cdclake.landing): the tests' examples lake, 130 MB of files into an
+# and, in one warm session, each `dbt build` again from a copy of the lake before it (2-3
+# runs each):
+#   300k Canal events (28 MB of bronze), a build of 1% more: 21.3-26.2 s against 19.0-22.8 s
+#   the tests' examples lake (69k messages of 12 formats in 24 MB of bronze, large ones
+#     among them: Debezium schemas, three 10 MB strings): its first build 60.4 s against
+#     64.5 s (in a new process 131.6 s against 139.3 s), its second 52.5-55.4 s against
+#     63.5-64.2 s, its third 38.3-38.5 s against 42.5 s
+# What the code repays grows with the rows a build reads: bronze's messages tell it, its
+# bytes do not (the examples lake's are few and large). Between 100k messages (faster
+# without the code) and 300k (a little slower), a lake of at most SMALL_LAKE_MESSAGES
+# messages in bronze is built and queried without generated code, unless the profile sets
+# either setting (its choice then holds). Decided when the session starts and again before
+# each dbt run (cdclake.dbt_invoke): `cdc run` and the tests' session go on with a lake that
+# grows or is reset. A landing's work grows with the bytes it parses: it runs without
+# generated code while bronze's files and the files it lands hold at most
+# SMALL_LANDING_BYTES (cdclake.landing): the tests' examples lake, 130 MB of files into an
 # empty lake, landed in 35.4 s interpreted and in 25.0 s on generated code; 300k Canal
 # events (202 MB) into an empty lake in 21.1 s against 19.3 s.
-SMALL_LAKE_BYTES = 16 << 20
+SMALL_LAKE_MESSAGES = 200_000
+SMALL_LANDING_BYTES = 16 << 20
 INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 GENERATED = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}
 
 
-def codegen_settings(lake_bytes: int, profile: dict[str, str]) -> dict[str, str]:
-    """The code generation settings for a lake whose bronze files hold `lake_bytes`:
-    INTERPRETED up to SMALL_LAKE_BYTES, GENERATED above; none when `profile` (the
-    profile's settings) sets either."""
+def codegen_settings(small: bool, profile: dict[str, str]) -> dict[str, str]:
+    """The code generation settings for a small lake (`small`: INTERPRETED) or a larger one
+    (GENERATED); none when `profile` (the profile's settings) sets either."""
     if profile.keys() & INTERPRETED.keys():
         return {}
-    return INTERPRETED if lake_bytes <= SMALL_LAKE_BYTES else GENERATED
+    return INTERPRETED if small else GENERATED
 
 
 def fit_codegen(session: SparkSession, landing: int = 0) -> None:
-    """Give `session` the code generation settings for the lake as it is now
-    (codegen_settings), or, while a landing of `landing` bytes of files runs, as it is with
-    them."""
-    for key, value in codegen_settings(build_record.landed_bytes() + landing, spark_settings()).items():
+    """Give `session` the code generation settings for the lake as it is now (at most
+    SMALL_LAKE_MESSAGES in bronze is small), or, while a landing of `landing` bytes of
+    files runs, for that landing (at most SMALL_LANDING_BYTES of files in bronze with its
+    files is small)."""
+    if landing:
+        small = build_record.landed_bytes() + landing <= SMALL_LANDING_BYTES
+    else:
+        small = build_record.landed_messages(stop_above=SMALL_LAKE_MESSAGES) <= SMALL_LAKE_MESSAGES
+    for key, value in codegen_settings(small, spark_settings()).items():
         session.conf.set(key, value)
 
 

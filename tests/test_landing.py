@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cdclake import runtime
-from cdclake.build_record import landed_bytes
+from cdclake.build_record import landed_bytes, landed_messages
 from cdclake.landing import Landing, LandingError, detect_shape
 
 MESSAGE = json.dumps({"data": [{"id": "1"}], "database": "d", "table": "t", "type": "INSERT",
@@ -152,8 +152,9 @@ def _last_write_plan(lake) -> str:
 
 
 def test_a_landing_runs_on_the_code_generation_of_the_lake_with_its_files(fresh, tmp_path, monkeypatch):
-    """A small lake runs interpreted, a larger one on generated code (cdclake.runtime); a
-    landing's write counts its files as bronze, and the session goes on as the lake is."""
+    """A landing runs interpreted while bronze's files with the files it lands are few
+    bytes, on generated code above (cdclake.runtime); the session then goes on as bronze's
+    messages say, which landed_messages counts from its files."""
     # many copies of one line: text that its batch's Parquet file holds in far fewer bytes
     repeated = tmp_path / "repeated.txt"
     repeated.write_text((MESSAGE + "\n") * 2000, encoding="utf-8")
@@ -161,19 +162,24 @@ def test_a_landing_runs_on_the_code_generation_of_the_lake_with_its_files(fresh,
     single.write_text(MESSAGE + "\n", encoding="utf-8")
     try:
         # the lake is small, the lake with the file is not: the write runs on generated code
-        limit = landed_bytes() + repeated.stat().st_size - 1
-        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", limit)
+        monkeypatch.setattr(runtime, "SMALL_LANDING_BYTES", landed_bytes() + repeated.stat().st_size - 1)
         runtime.fit_codegen(fresh.spark)
         assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == "false"
         fresh.land([repeated], topic="codegen")
         assert "[codegen id" in _last_write_plan(fresh)
-        # the landing done, the lake it left is still small: the session runs interpreted
-        assert landed_bytes() <= limit
+        # the landing done, the lake's messages are few: the session runs interpreted
+        messages = fresh.rows("select count(*) as n from bronze.kafka_messages")[0]["n"]
+        assert landed_messages(stop_above=1 << 60) == messages <= runtime.SMALL_LAKE_MESSAGES
+        assert landed_messages(stop_above=0) > 0
         assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == "false"
         # the lake with the file is as small as a small lake: interpreted
-        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", landed_bytes() + single.stat().st_size)
+        monkeypatch.setattr(runtime, "SMALL_LANDING_BYTES", landed_bytes() + single.stat().st_size)
         fresh.land([single], topic="codegen")
         assert "[codegen id" not in _last_write_plan(fresh)
+        # more messages than a small lake's: the session runs on generated code
+        monkeypatch.setattr(runtime, "SMALL_LAKE_MESSAGES", messages)
+        runtime.fit_codegen(fresh.spark)
+        assert fresh.spark.conf.get("spark.sql.codegen.wholeStage") == "true"
     finally:
         monkeypatch.undo()
         runtime.fit_codegen(fresh.spark)

@@ -22,7 +22,6 @@ from cdclake.runtime import (
     GENERATED,
     INTERPRETED,
     SHORT_RUN_JAVA_OPTIONS,
-    SMALL_LAKE_BYTES,
     codegen_settings,
     fit_codegen,
     get_session,
@@ -234,15 +233,15 @@ def test_the_udfs_run_in_python_workers_without_pandas(lake):
 
 
 def test_a_small_lake_runs_interpreted_and_a_larger_one_on_generated_code():
-    assert codegen_settings(0, {}) == codegen_settings(SMALL_LAKE_BYTES, {}) == INTERPRETED
-    assert codegen_settings(SMALL_LAKE_BYTES + 1, {}) == GENERATED
+    assert codegen_settings(True, {}) == INTERPRETED
+    assert codegen_settings(False, {}) == GENERATED
     assert INTERPRETED.keys() == GENERATED.keys()
 
 
 @pytest.mark.parametrize("setting", sorted(INTERPRETED))
 def test_code_generation_the_profile_sets_is_kept(setting: str):
-    assert codegen_settings(0, {setting: GENERATED[setting]}) == {}
-    assert codegen_settings(SMALL_LAKE_BYTES + 1, {setting: INTERPRETED[setting]}) == {}
+    assert codegen_settings(True, {setting: GENERATED[setting]}) == {}
+    assert codegen_settings(False, {setting: INTERPRETED[setting]}) == {}
 
 
 def test_the_session_takes_the_code_generation_of_its_lake(lake, monkeypatch: pytest.MonkeyPatch):
@@ -251,10 +250,10 @@ def test_the_session_takes_the_code_generation_of_its_lake(lake, monkeypatch: py
         return "Found 0 WholeStageCodegen subtrees" not in plan
 
     try:
-        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", -1)  # any lake is larger
+        monkeypatch.setattr(runtime, "SMALL_LAKE_MESSAGES", -1)  # any lake is larger
         fit_codegen(lake.spark)
         assert {key: lake.spark.conf.get(key) for key in GENERATED} == GENERATED and whole_stage_code()
-        monkeypatch.setattr(runtime, "SMALL_LAKE_BYTES", 1 << 60)  # any lake is smaller
+        monkeypatch.setattr(runtime, "SMALL_LAKE_MESSAGES", 1 << 60)  # any lake is smaller
         fit_codegen(lake.spark)
         assert {key: lake.spark.conf.get(key) for key in INTERPRETED} == INTERPRETED and not whole_stage_code()
         assert lake.rows("select sum(id * 2) as n from range(10) where id > 3") == [{"n": 78}]
