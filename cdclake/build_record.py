@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from cdclake import paths
@@ -92,11 +93,17 @@ def new_bytes(dbt_args: list[str], full_check: bool) -> int | None:
     return landed_bytes(after=since)
 
 
+def _landed_files(after: int = -1) -> Iterator[os.DirEntry[str]]:
+    """The files in bronze's landing batch folders after `after` (all of them by default)."""
+    for batch, folder in _batch_folders().items():
+        if batch > after and os.path.isdir(folder):
+            yield from (entry for entry in os.scandir(folder) if entry.is_file())
+
+
 def landed_bytes(after: int = -1) -> int:
     """Without Spark: the size of bronze's files in its landing batches after `after`
     (all of them by default)."""
-    return sum(entry.stat().st_size for batch, folder in _batch_folders().items()
-               if batch > after and os.path.isdir(folder) for entry in os.scandir(folder) if entry.is_file())
+    return sum(entry.stat().st_size for entry in _landed_files(after))
 
 
 def landed_messages(stop_above: int) -> int:
@@ -107,14 +114,12 @@ def landed_messages(stop_above: int) -> int:
     import pyarrow.parquet as pq
 
     count = 0
-    for folder in _batch_folders().values():
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(folder):
-                if entry.name.endswith(".parquet") and entry.is_file():
-                    with contextlib.suppress(OSError, ValueError):
-                        count += pq.read_metadata(entry.path).num_rows
-                    if count > stop_above:
-                        return count
+    for entry in _landed_files():
+        if entry.name.endswith(".parquet"):
+            with contextlib.suppress(OSError, ValueError):
+                count += pq.read_metadata(entry.path).num_rows
+            if count > stop_above:
+                return count
     return count
 
 
