@@ -1,8 +1,10 @@
-"""bench/measure.py: the peak memory of a process tree counts each address space once."""
+"""bench/measure.py: the peak memory of a process tree counts each address space once;
+bench/bench_peers.py: a failed run at 10x is reported beside the rounds' figures."""
 
 from __future__ import annotations
 
 import ctypes
+import importlib
 import importlib.util
 import json
 import os
@@ -79,6 +81,23 @@ def test_a_child_of_its_own_counts(measure: ModuleType) -> None:
         assert measure.tree_rss(os.getpid()) >= measure._rss_bytes(os.getpid()) + (200 << 20)
     finally:
         child.communicate()
+
+
+def test_a_failed_ten_x_run_is_reported_beside_the_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    peers = importlib.import_module("bench_peers")
+    step = peers.Step(10.0, 100.0)
+    names = [f"land {peers.FULL}", f"build {peers.FULL}", f"land + build {peers.FULL}", f"land + build {peers.MORE}",
+             peers.NOTHING]
+    report = peers.Report(
+        "2026-12-06", {"events": 1_000_000, "keys": 100_000, "rounds": 1, "peers": [], "ten_x": True},
+        {"cores": 2, "cpu": "test", "ram_gib": 24, "load_1m_at_start": 0.0, "load_1m_at_end": 0.0}, {},
+        [peers.Round(peers.Ours(dict.fromkeys(names, step), {}, {}), None, None)],
+        ten_x_failure="cdc build failed (exit 1):\nthe JVM ran out of memory")
+    text = peers.render(report)
+    assert ("| 10M events, land + build | ≤ 10 \N{MULTIPLICATION SIGN} the 1M time | failed (below) | 10.0 s "
+            "| failed (below) | | failed (below) |") in text
+    assert "The 10M run failed:\n\n```\ncdc build failed (exit 1):\nthe JVM ran out of memory\n```" in text
 
 
 if __name__ == "__main__":
