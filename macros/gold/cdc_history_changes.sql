@@ -10,25 +10,15 @@
     twice: Spark inlines a CTE at every reference. -#}
 {% macro cdc_history_changes() -%}
 column_sightings as (
-    -- per column of a table: whether DDL dropped it after it was last seen (in a change,
-    -- or in DDL that adds or modifies it), whether some sighting gave it a type, and when
-    -- its table was last seen with a typed column. What silver.cdc_table_columns says of
-    -- the column (is_dropped), taken from the sightings that model is built from, so that
-    -- the history and that model build side by side
     select
         table_id,
         column_name,
-        coalesce(
-            max(case when sighting = 'ddl_drop' then last_seen_ts end)
-            >= max(case when sighting != 'ddl_drop' then last_seen_ts end),
-            false
-        ) as is_dropped,
-        max(case when sighting != 'ddl_drop' then last_seen_ts end) as column_last_seen_ts,
-        bool_or(sighting != 'ddl_drop' and vendor_type is not null) as is_typed,
-        max(max(case when sighting != 'ddl_drop' and vendor_type is not null then last_seen_ts end))
-            over (partition by table_id) as table_last_typed_ts
-    from {{ ref('int_cdc__column_sightings') }}
-    group by table_id, column_name
+        is_dropped and is_current_type as is_dropped,
+        max(last_seen_ts) over (partition by table_id, column_name) as column_last_seen_ts,
+        bool_or(vendor_type is not null) over (partition by table_id, column_name) as is_typed,
+        max(case when vendor_type is not null then last_seen_ts end) over (partition by table_id)
+            as table_last_typed_ts
+    from {{ ref('cdc_table_columns') }}
 ),
 
 untyped_columns as (
