@@ -94,10 +94,18 @@ def new_bytes(dbt_args: list[str], full_check: bool) -> int | None:
 
 
 def _landed_files(after: int = -1) -> Iterator[os.DirEntry[str]]:
-    """The files in bronze's landing batch folders after `after` (all of them by default)."""
+    """The files in bronze's landing batch folders after `after` (all of them by default).
+    A folder that is gone by the time it is read has none: the next landing removes the
+    folder of a landing killed before it registered its batch (last_landed_folder)."""
     for batch, folder in _batch_folders().items():
-        if batch > after and os.path.isdir(folder):
-            yield from (entry for entry in os.scandir(folder) if entry.is_file())
+        if batch <= after:
+            continue
+        try:
+            with os.scandir(folder) as entries:
+                files = [entry for entry in entries if entry.is_file()]
+        except OSError:
+            continue
+        yield from files
 
 
 def landed_bytes(after: int = -1) -> int:
