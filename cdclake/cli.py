@@ -1,14 +1,16 @@
 """The `cdc` command: land, ingest, build, dbt, sql, status, demo, docs.
 
 Exit codes: 0 ok, 1 a build or test failed or Kafka could not be read, 2 usage error (arguments, files, SQL),
-3 another process uses CDC_HOME (cdclake.home_lock). Arguments are checked before the
-Spark session starts; pyspark and dbt are imported by the commands that need them.
+3 another process uses CDC_HOME (cdclake.home_lock), 141 the reader of the output went away
+(`cdc sql ... | head`). Arguments are checked before the Spark session starts; pyspark and
+dbt are imported by the commands that need them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -21,6 +23,9 @@ from cdclake.landing import LandingError
 from cdclake.runtime import SHORT_BUILD_BYTES, SHORT_LAND_BYTES, MovedHomeError, driver_heap, prefer_short_run
 
 EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 1, 2, 3
+# the reader of the output went away (`cdc sql ... | head`): the code a shell gives a
+# command that SIGPIPE ended, as `git log | head` ends
+EXIT_OUTPUT_CLOSED = 128 + signal.SIGPIPE
 
 
 class UsageError(Exception):
@@ -293,7 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="cdc",
         description="Decode CDC streams from Kafka into lakehouse tables with dbt on Spark. "
         f"State lives in $CDC_HOME (now {paths.cdc_home()}), one process at a time. "
-        "Exit codes: 0 ok, 1 build or test failed, 2 usage error, 3 CDC_HOME busy.",
+        "Exit codes: 0 ok, 1 build or test failed, 2 usage error, 3 CDC_HOME busy, "
+        "141 output closed (`cdc sql ... | head`).",
     )
     parser.add_argument("--wait", action="store_true", help=WAIT_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -384,6 +390,20 @@ def _fail(message: str, code: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command's exit code. Its output is flushed here, while a closed pipe can still be
+    answered (else the interpreter's last flush at exit fails with a message of its own)."""
+    try:
+        try:
+            return _run(argv)
+        finally:  # argparse's help and usage errors too, which end in SystemExit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # what is left in the buffer goes nowhere, so that the flush at exit does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OUTPUT_CLOSED
+
+
+def _run(argv: list[str] | None) -> int:
     args = parse_args(argv)
     try:
         if args.command == "land":

@@ -169,6 +169,36 @@ def test_cdc_build_of_an_empty_lake_builds_nothing(tmp_path):
     assert not (tmp_path / "metastore_db").exists() and not (tmp_path / "dbt-target").exists()
 
 
+def _closed_pipe() -> int:
+    """The writing end of a pipe whose reader has gone (`| head` after its lines)."""
+    read, write = os.pipe()
+    os.close(read)
+    return write
+
+
+def test_output_into_a_closed_pipe_ends_the_command_without_a_traceback(tmp_path):
+    """As `git log | head`: the exit code of a command SIGPIPE ended, and nothing on stderr
+    (the line `cdc build` has to say stays in its buffer until the process ends)."""
+    # buffered output, whatever this environment says
+    env = {name: value for name, value in home_env(tmp_path).items() if name != "PYTHONUNBUFFERED"}
+    pipe = _closed_pipe()
+    try:
+        done = subprocess.run([str(BIN / "cdc"), "build"], cwd=PROJECT, env=env, stdout=pipe,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(pipe)
+    assert done.returncode == cli.EXIT_OUTPUT_CLOSED == 141, done.stderr
+    assert done.stderr == ""
+
+
+def test_a_pipe_closed_while_the_command_prints_ends_it_there(tmp_path, monkeypatch):
+    """A write that fails in the middle of a command's output (each line written at once)."""
+    monkeypatch.setenv("CDC_HOME", str(tmp_path))
+    with open(_closed_pipe(), "w", buffering=1) as stdout:
+        monkeypatch.setattr("sys.stdout", stdout)
+        assert cli.main(["build"]) == cli.EXIT_OUTPUT_CLOSED
+
+
 def test_cdc_build_with_nothing_new_starts_no_spark(tmp_path, monkeypatch):
     """The record a whole build leaves (test_checked_batches builds one) says batch 3 was built
     and checked with this project, and bronze has no batch folder above it: `cdc build` says
