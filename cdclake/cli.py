@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import signal
 import sys
 import time
@@ -393,14 +394,42 @@ def main(argv: list[str] | None = None) -> int:
     """The command's exit code. Its output is flushed here, while a closed pipe can still be
     answered (else the interpreter's last flush at exit fails with a message of its own)."""
     try:
-        try:
-            return _run(argv)
-        finally:  # argparse's help and usage errors too, which end in SystemExit
-            sys.stdout.flush()
+        code = _run(argv)
     except BrokenPipeError:
-        # what is left in the buffer goes nowhere, so that the flush at exit does not fail again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OUTPUT_CLOSED
+        if not _reader_gone():
+            raise  # another pipe broke (the JVM's, a broker's): a failure of its own
+        return _output_closed()
+    except SystemExit:  # argparse's help and usage errors, printed before
+        if not _flushed():
+            return _output_closed()
+        raise
+    return code if _flushed() else _output_closed()
+
+
+def _flushed() -> bool:
+    """Flush stdout; False when its reader has gone."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return False
+    return True
+
+
+def _reader_gone() -> bool:
+    """Whether stdout is a pipe whose reader has gone (Linux sets POLLERR on its writing end)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a stream in memory)
+        return False
+
+
+def _output_closed() -> int:
+    """What is left in stdout's buffer goes nowhere, so that the flush at exit does not fail
+    again; the exit code of a command SIGPIPE ended."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_OUTPUT_CLOSED
 
 
 def _run(argv: list[str] | None) -> int:

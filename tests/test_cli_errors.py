@@ -199,6 +199,24 @@ def test_a_pipe_closed_while_the_command_prints_ends_it_there(tmp_path, monkeypa
         assert cli.main(["build"]) == cli.EXIT_OUTPUT_CLOSED
 
 
+def test_another_broken_pipe_is_a_failure_of_its_own(tmp_path, monkeypatch):
+    """A pipe that breaks while stdout is fine (the JVM's, a broker's) is not taken for a
+    reader that went away: it fails the command as any error does."""
+    def broken(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setenv("CDC_HOME", str(tmp_path))
+    monkeypatch.setattr(cli, "_cmd_build", broken)
+    read, write = os.pipe()
+    try:
+        with open(write, "w", buffering=1) as stdout:
+            monkeypatch.setattr("sys.stdout", stdout)
+            with pytest.raises(BrokenPipeError):
+                cli.main(["build"])
+    finally:
+        os.close(read)
+
+
 def test_cdc_build_with_nothing_new_starts_no_spark(tmp_path, monkeypatch):
     """The record a whole build leaves (test_checked_batches builds one) says batch 3 was built
     and checked with this project, and bronze has no batch folder above it: `cdc build` says
