@@ -428,7 +428,9 @@ def _reader_gone() -> bool:
 def _output_closed() -> int:
     """What is left in stdout's buffer goes nowhere, so that the flush at exit does not fail
     again; the exit code of a command SIGPIPE ended."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
     return EXIT_OUTPUT_CLOSED
 
 
