@@ -6,11 +6,12 @@ The settings are the `server_side_parameters` of the `local` target in
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cdclake import build_record, class_archive, home_lock, jars, paths
 
@@ -189,6 +190,34 @@ def codegen_settings(small: bool, profile: dict[str, str]) -> dict[str, str]:
     return INTERPRETED if small else GENERATED
 
 
+# Spark's interpreted objects cannot build the catalog's `Table` (its namespace, an array of
+# strings, reaches the constructor as an array of objects): `spark.catalog.listTables()`
+# failed on a small lake with EXPRESSION_DECODING_FAILED ("argument type mismatch"). The
+# catalog's other listings and look-ups work interpreted.
+FACTORY_MODE = "spark.sql.codegen.factoryMode"
+
+
+def _list_tables_on_generated_code(session: SparkSession) -> None:
+    """Make `session.catalog.listTables` run with Spark's default factory mode (generated
+    code, interpreted when it fails) for its call when the session runs interpreted, and
+    set the session's mode back after it."""
+    catalog = session.catalog
+    list_tables = catalog.listTables
+
+    @functools.wraps(list_tables)
+    def listed(*args: Any, **kwargs: Any) -> Any:
+        mode = session.conf.get(FACTORY_MODE, None)
+        if mode != INTERPRETED[FACTORY_MODE]:
+            return list_tables(*args, **kwargs)
+        session.conf.set(FACTORY_MODE, GENERATED[FACTORY_MODE])
+        try:
+            return list_tables(*args, **kwargs)
+        finally:
+            session.conf.set(FACTORY_MODE, mode)
+
+    catalog.listTables = listed  # type: ignore[method-assign]
+
+
 def fit_codegen(session: SparkSession, landing: int = 0) -> None:
     """Give `session` the code generation settings for the lake as it is now (at most
     SMALL_LAKE_MESSAGES in bronze is small), or, while a landing of `landing` bytes of
@@ -240,5 +269,6 @@ def get_session() -> SparkSession:
     ensure_bronze(session)
     register_all(session)
     fit_codegen(session)
+    _list_tables_on_generated_code(session)
     _session = session
     return session

@@ -2,7 +2,8 @@
 (CDC_DRIVER_JAVA_OPTIONS), few finished queries kept, the log settings of
 conf/log4j2.properties, Spark's classes mapped from the archive `make setup` writes
 (cdclake/class_archive.py), Delta Lake from the jars it fetches (pom.xml, cdclake/jars.py),
-Spark's interpreted expressions for a small lake and its generated code for a larger one,
+Spark's interpreted expressions for a small lake and its generated code for a larger one
+(the catalog's table listing on generated code),
 the project's Spark plugin it compiles (jvm/), the tests' own heap, and the temporary
 files in the state folder, not in /tmp."""
 
@@ -260,3 +261,17 @@ def test_the_session_takes_the_code_generation_of_its_lake(lake, monkeypatch: py
     finally:
         monkeypatch.undo()
         fit_codegen(lake.spark)
+
+
+def test_the_catalog_lists_tables_of_a_lake_run_interpreted(lake):
+    # Spark's interpreted objects fail to build the catalog's Table (EXPRESSION_DECODING_FAILED,
+    # "argument type mismatch"): listTables runs on generated code for its call
+    before = lake.spark.conf.get("spark.sql.codegen.factoryMode")
+    lake.spark.conf.set("spark.sql.codegen.factoryMode", INTERPRETED["spark.sql.codegen.factoryMode"])
+    try:
+        tables = lake.spark.catalog.listTables("bronze")
+        assert "kafka_messages" in {table.name for table in tables}
+        assert [t.name for t in lake.spark.catalog.listTables("bronze", "kafka_m*")] == ["kafka_messages"]
+        assert lake.spark.conf.get("spark.sql.codegen.factoryMode") == INTERPRETED["spark.sql.codegen.factoryMode"]
+    finally:
+        lake.spark.conf.set("spark.sql.codegen.factoryMode", before)
