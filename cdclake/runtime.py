@@ -178,8 +178,9 @@ def prefer_short_run(work_bytes: int, limit: int) -> bool:
 # events (202 MB) into an empty lake in 21.1 s against 19.3 s.
 SMALL_LAKE_MESSAGES = 200_000
 SMALL_LANDING_BYTES = 16 << 20
-INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
-GENERATED = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}
+FACTORY_MODE = "spark.sql.codegen.factoryMode"
+INTERPRETED = {"spark.sql.codegen.wholeStage": "false", FACTORY_MODE: "NO_CODEGEN"}
+GENERATED = {"spark.sql.codegen.wholeStage": "true", FACTORY_MODE: "FALLBACK"}
 
 
 def codegen_settings(small: bool, profile: dict[str, str]) -> dict[str, str]:
@@ -194,9 +195,6 @@ def codegen_settings(small: bool, profile: dict[str, str]) -> dict[str, str]:
 # strings, reaches the constructor as an array of objects): `spark.catalog.listTables()`
 # failed on a small lake with EXPRESSION_DECODING_FAILED ("argument type mismatch"). The
 # catalog's other listings and look-ups work interpreted.
-FACTORY_MODE = "spark.sql.codegen.factoryMode"
-
-
 def _list_tables_on_generated_code(session: SparkSession) -> None:
     """Make `session.catalog.listTables` run with Spark's default factory mode (generated
     code, interpreted when it fails) for its call when the session runs interpreted, and

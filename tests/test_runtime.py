@@ -20,6 +20,7 @@ import pytest
 
 from cdclake import class_archive, jars, paths, runtime
 from cdclake.runtime import (
+    FACTORY_MODE,
     GENERATED,
     INTERPRETED,
     SHORT_RUN_JAVA_OPTIONS,
@@ -266,12 +267,12 @@ def test_the_session_takes_the_code_generation_of_its_lake(lake, monkeypatch: py
 def test_the_catalog_lists_tables_of_a_lake_run_interpreted(lake):
     # Spark's interpreted objects fail to build the catalog's Table (EXPRESSION_DECODING_FAILED,
     # "argument type mismatch"): listTables runs on generated code for its call
-    before = lake.spark.conf.get("spark.sql.codegen.factoryMode")
-    lake.spark.conf.set("spark.sql.codegen.factoryMode", INTERPRETED["spark.sql.codegen.factoryMode"])
+    before = lake.spark.conf.get(FACTORY_MODE)
+    lake.spark.conf.set(FACTORY_MODE, INTERPRETED[FACTORY_MODE])
     try:
         tables = lake.spark.catalog.listTables("bronze")
         assert "kafka_messages" in {table.name for table in tables}
         assert [t.name for t in lake.spark.catalog.listTables("bronze", "kafka_m*")] == ["kafka_messages"]
-        assert lake.spark.conf.get("spark.sql.codegen.factoryMode") == INTERPRETED["spark.sql.codegen.factoryMode"]
+        assert lake.spark.conf.get(FACTORY_MODE) == INTERPRETED[FACTORY_MODE]
     finally:
-        lake.spark.conf.set("spark.sql.codegen.factoryMode", before)
+        lake.spark.conf.set(FACTORY_MODE, before)
