@@ -52,7 +52,11 @@
     build writes.
 -#}
 
-{% if cdc_nothing_new(ref('cdc_changes'), mark_column='built_through_batch_id') %}
+{#- The highest landing batch of silver.cdc_changes, which every version written records:
+    at or below this model's mark, nothing is new -#}
+{%- set changes_mark = cdc_high_water_mark(ref('cdc_changes')) %}
+
+{% if is_incremental() and changes_mark <= cdc_high_water_mark(this, 'built_through_batch_id') %}
 
 select *, false as is_replaced_key from {{ this }} where false
 
@@ -70,14 +74,14 @@ with
 
 {#- Whether some key folds again from all its changes, asked once, after
     cdc_history_touched_keys made its selection. Python folds documents only when some
-    change it folds is an update-operator patch: any change in a full build or when some key
-    folds again, else a new one -#}
+    change it folds is an update-operator patch. When no key folds again, none is: a key
+    with a new patch folds again (cdc_history_touched_keys), and the others fold only
+    their new changes onto their current version. In a full build, or when some key folds
+    again, any change of cdc_changes may be one -#}
 {%- set some_key_refolds = is_incremental() and cdc_history_some_key_refolds() %}
 {%- set only_new = is_incremental() and not some_key_refolds %}
-{%- set fold_documents = execute and (run_query(
-    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null'
-    ~ (' and landing_batch_id > ' ~ cdc_high_water_mark(this, 'built_through_batch_id') if only_new else '')
-    ~ ' limit 1'
+{%- set fold_documents = execute and not only_new and (run_query(
+    'select 1 from ' ~ ref('cdc_changes') ~ ' where after_is_partial and update_operators is not null limit 1'
 ).rows | length > 0) %}
 
 {{ cdc_history_per_key(some_key_refolds) }},
@@ -87,7 +91,7 @@ with
 versions_built as (
     select
         {{ cdc_history_columns() | join(', ') }},
-        cast({{ cdc_high_water_mark(ref('cdc_changes')) }} as bigint) as built_through_batch_id
+        cast({{ changes_mark }} as bigint) as built_through_batch_id
     from versions
 ),
 

@@ -7,7 +7,12 @@
     )
 }}
 
-{% if cdc_nothing_new(ref('stg_cdc__messages'), where='not is_duplicate') %}
+{#- The formats of the new messages, and whether each was routed to its decoder: one
+    query, which also tells that nothing is new (no row) -#}
+{%- set new_formats = cdc_new_rows(ref('stg_cdc__messages'), 'vendor_format, route_error is null',
+                                   where='not is_duplicate') %}
+
+{% if is_incremental() and not new_formats %}
 
 select * from {{ this }} where false
 
@@ -20,20 +25,10 @@ select * from {{ this }} where false
     every ref at parse time; a run reads the ones it needs. The batch window (landing
     batches above this model's high-water mark) is a literal, so that Spark pushes it
     through each decoder (they work one message at a time) down to the messages it reads. -#}
+{%- set routed = new_formats | selectattr(1) | map(attribute=0) | list %}
 {%- set formats = var('cdc_decoded_formats') %}
-{%- set mark = none %}
-{%- if execute %}
-    {%- if is_incremental() %}
-        {%- set mark = cdc_high_water_mark(this) %}
-    {%- endif %}
-    {%- set routed = run_query(
-        'select distinct vendor_format from ' ~ ref('stg_cdc__messages')
-        ~ ' where not is_duplicate and route_error is null'
-        ~ (' and landing_batch_id > ' ~ mark if mark is not none else '')
-    ).columns[0].values() | list %}
-    {%- set formats = formats | select('in', routed) | list %}
-{%- endif %}
-{%- set window = 'landing_batch_id > ' ~ mark if mark is not none else 'true' %}
+{%- set formats = formats | select('in', routed) | list if execute else formats %}
+{%- set window = 'landing_batch_id > ' ~ cdc_high_water_mark(this) if is_incremental() else 'true' %}
 
 with
 
