@@ -20,7 +20,11 @@
     table as it is. After editing seeds/cdc_type_map.csv, rebuild every table with
     `cdc build --full-refresh -s cdc_table_columns+`. -#}
 
-{% if cdc_nothing_new(ref('int_cdc__column_sightings'), mark_column='built_through_batch_id') %}
+{#- The highest landing batch of the sightings, which every row written records: at or
+    below this model's mark, nothing is new -#}
+{%- set sightings_mark = cdc_high_water_mark(ref('int_cdc__column_sightings')) %}
+
+{% if is_incremental() and sightings_mark <= cdc_high_water_mark(this, 'built_through_batch_id') %}
 
 select * from {{ this }}
 
@@ -146,10 +150,7 @@ final as (
         ranked.seen_in_ddl,
         coalesce(drops.dropped_ts >= ranked.column_last_seen_ts, false) as is_dropped,
         case when drops.dropped_ts >= ranked.column_last_seen_ts then drops.dropped_ts end as dropped_ts,
-        (
-            select max(all_sightings.landing_batch_id)
-            from {{ ref('int_cdc__column_sightings') }} as all_sightings
-        ) as built_through_batch_id
+        cast({{ sightings_mark }} as bigint) as built_through_batch_id
     from positioned as ranked
     left join drops
         on ranked.table_id = drops.table_id and ranked.column_name = drops.column_name
