@@ -74,8 +74,8 @@ class Decoders:
                 expressions[f] = f"decode_{f}('{VIEW}')"
                 expressions[f"{f} finished"] = (f"'with unit_decoded as (' ~ decode_{f}('{VIEW}') ~ '), ' "
                                                 "~ cdc_identified_rows('unit_decoded') ~ ' select * from identified'")
-            args = ["--vars", key] if variables else []
-            compiled = self.lake.compile_many(expressions, *args)
+            # the vars given, none but the project's when none are: never the lake's (Lake.vars)
+            compiled = self.lake.compile_many(expressions, "--vars", key)
             self._compiled[key] = {f: (compiled[f], compiled[f"{f} finished"]) for f in KNOWN_FORMATS}
         return self._compiled[key]
 

@@ -11,8 +11,9 @@ modules are driven in step, so build n holds batch n of every module: a whole DA
 on small data costs little more for every module's messages than for one module's (the
 real-database harness's sixteen streams and ten thousand mutants land in the first step
 too). dbt vars a module's data needs go in its `EXAMPLE_VARS`, or, when they follow from
-the data it made, `lake.declare_vars(...)` before its first `yield`; they hold for every
-build. The data tests of the project run once, over the lake the last build left.
+the data it made, `lake.declare_vars(...)` before its first `yield`; they are the lake's
+vars (`Lake.vars`) from the first build on, for every dbt command of the modules and their
+tests. The data tests of the project run once, over the lake the last build left.
 
 Modules keep to their own topics, databases and tables, and every query of theirs names
 them: the lake is shared. It is built once per test run, when the first test of this
@@ -23,7 +24,6 @@ module could reset the lake).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 import time
@@ -214,7 +214,7 @@ class ExamplesLake:
     results: dict[str, Any] = field(default_factory=dict)  # module name -> what land_examples returned
     batches: dict[str, list[int]] = field(default_factory=dict)  # module name -> its landing batch ids
     readers: list[ReadersSeen] = field(default_factory=list)  # builds after the first, as readers saw them
-    build_args: tuple[str, ...] = ()  # the arguments of every build (the modules' vars)
+    vars: dict[str, Any] = field(default_factory=dict)  # the modules' vars (Lake.vars while they run)
 
     def __getitem__(self, module_name: str) -> Any:
         return self.results[module_name]
@@ -245,22 +245,22 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
                 del active[name]
         landings.flush()
         if builds == 0:
-            variables = merged_vars([(m.__name__, getattr(m, "EXAMPLE_VARS", {})) for m in modules] + steps.declared)
-            built.build_args = ("--vars", json.dumps(variables)) if variables else ()
+            built.vars = merged_vars([(m.__name__, getattr(m, "EXAMPLE_VARS", {})) for m in modules] + steps.declared)
+            lake.vars = dict(built.vars)
         if not active:
             break
         started = time.monotonic()
         if builds == 0:
-            lake.build(*built.build_args, "--exclude", "resource_type:test")
+            lake.build("--exclude", "resource_type:test")
         else:
             with readers_polling(lake) as seen:
-                lake.build(*built.build_args, "--exclude", "resource_type:test")
+                lake.build("--exclude", "resource_type:test")
             built.readers.append(seen)
         steps.build_seconds.append(time.monotonic() - started)
         builds += 1
     if builds:
         # the data tests (accounting, keys, accepted values) once, over the final lake
-        lake.build(*built.build_args, "--select", "resource_type:test")
+        lake.build("--select", "resource_type:test")
     # the modules' tests only read the lake from here on: the tables their queries read (the
     # silver views are over the first two) are kept in memory once read, which makes a
     # query of a few rows several times faster than a scan of its Delta files (a reset of
@@ -268,6 +268,15 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
     for table in CACHED_TABLES:
         lake.spark.catalog.cacheTable(table)
     return built
+
+
+@pytest.fixture(scope="module", autouse=True)
+def examples_vars(examples: ExamplesLake) -> Iterator[None]:
+    """The modules' vars are the lake's while a module of this folder runs, and none after
+    it: the modules outside the folder (run after it) give their own or reset the lake."""
+    examples.lake.vars = dict(examples.vars)
+    yield
+    examples.lake.vars = {}
 
 
 @pytest.fixture(scope="module")

@@ -92,7 +92,7 @@ def test_incremental_builds_leave_the_gold_of_one_full_build(examples):
     if not examples.readers:
         pytest.skip("the selected modules land in one step: no incremental build")
     lake = examples.lake
-    full_history = lake.compile("--select", "cdc_row_history", "--full-refresh", *examples.build_args)
+    full_history = lake.compile("--select", "cdc_row_history", "--full-refresh")
     assert lake.rows("select count(*) as n from gold.cdc_row_history")[0]["n"] > 0
     assert _multiset_difference(lake, HISTORY_COLUMNS, "select * from gold.cdc_row_history", full_history) == []
     live = ("select table_id, row_key, row, row_count, sort_key, change_id from gold.cdc_row_history "

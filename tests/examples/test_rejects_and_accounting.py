@@ -187,16 +187,12 @@ def test_every_bronze_record_is_accounted_for_exactly_once(lake, landed):
     """)[0]["n"] == 0
     # every module's records, each in exactly one place: the dbt data test, which every
     # `cdc build` runs
-    from cdclake.dbt_invoke import run_dbt
-
-    assert run_dbt(["test", "--quiet", "--select", "assert_every_bronze_record_accounted_for"])
+    assert lake.dbt("test", "--select", "assert_every_bronze_record_accounted_for")
 
 
 def test_accounting_test_fails_when_a_record_goes_missing(lake, landed):
     """Copies of this module's unreadable lines in a landing batch no build has seen: the
     data test names them missing. The batch is dropped after, the lake is shared."""
-    from cdclake.dbt_invoke import run_dbt
-
     unseen = 10 ** 9
     lake.spark.sql(f"""
         insert into bronze.kafka_messages
@@ -206,10 +202,10 @@ def test_accounting_test_fails_when_a_record_goes_missing(lake, landed):
         from bronze.kafka_messages where land_error is not null and {landed}
     """)
     try:
-        assert not run_dbt(["test", "--quiet", "--select", "assert_every_bronze_record_accounted_for"])
+        assert not lake.dbt("test", "--select", "assert_every_bronze_record_accounted_for")
     finally:
         lake.spark.sql(f"alter table bronze.kafka_messages drop partition (landing_batch_id = {unseen})")
-    assert run_dbt(["test", "--quiet", "--select", "assert_every_bronze_record_accounted_for"])
+    assert lake.dbt("test", "--select", "assert_every_bronze_record_accounted_for")
 
 
 def test_invalid_base64_is_a_reject_not_a_failed_build(lake, landed):
