@@ -36,7 +36,7 @@ class Lake:
         return land_batches(self.spark, landings)
 
     def dbt(self, command: str, *args: str) -> bool:
-        """`dbt command *args` with the lake's vars, in this process; True when it succeeded."""
+        """`dbt command --quiet *args` with the lake's vars, in this process; True when it succeeded."""
         return run_dbt([command, "--quiet", *self._with_vars(args)])
 
     def build(self, *args: str) -> None:

@@ -31,6 +31,7 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -220,21 +221,11 @@ class ExamplesLake:
         return self.results[module_name]
 
 
-@pytest.fixture(scope="session")
-def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> ExamplesLake:
-    """The examples lake, built in steps from the land_examples of every selected module."""
-    modules = sorted({item.module for item in request.session.items
-                      if hasattr(getattr(item, "module", None), "land_examples")}, key=lambda m: m.__name__)
-    built = ExamplesLake(lake)
-    lake.reset()
-    landings = Landings(lake)
-    steps = Steps()
-    active: dict[str, LandExamples] = {}
-    for module in modules:
-        batches = built.batches.setdefault(module.__name__, [])
-        tmp = Path(tmp_path_factory.mktemp(module.__name__))
-        active[module.__name__] = module.land_examples(ModuleLake(lake, landings, batches, module.__name__, steps),
-                                                       tmp)
+def _build_in_steps(lake: Lake, built: ExamplesLake, modules: list[ModuleType], active: dict[str, LandExamples],
+                    landings: Landings, steps: Steps) -> None:
+    """Drive the modules' land_examples in step, a build after each step's landings, until
+    every one has returned; then the data tests, once. The modules' vars become the lake's
+    before its first build."""
     builds = 0
     while active:
         for name, landing in list(active.items()):
@@ -261,6 +252,28 @@ def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytes
     if builds:
         # the data tests (accounting, keys, accepted values) once, over the final lake
         lake.build("--select", "resource_type:test")
+
+
+@pytest.fixture(scope="session")
+def examples(lake: Lake, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> ExamplesLake:
+    """The examples lake, built in steps from the land_examples of every selected module."""
+    modules = sorted({item.module for item in request.session.items
+                      if hasattr(getattr(item, "module", None), "land_examples")}, key=lambda m: m.__name__)
+    built = ExamplesLake(lake)
+    lake.reset()
+    landings = Landings(lake)
+    steps = Steps()
+    active: dict[str, LandExamples] = {}
+    for module in modules:
+        batches = built.batches.setdefault(module.__name__, [])
+        tmp = Path(tmp_path_factory.mktemp(module.__name__))
+        active[module.__name__] = module.land_examples(ModuleLake(lake, landings, batches, module.__name__, steps),
+                                                       tmp)
+    try:
+        _build_in_steps(lake, built, modules, active, landings, steps)
+    except BaseException:
+        lake.vars = {}  # the vars of a lake that failed to build must not reach later modules
+        raise
     # the modules' tests only read the lake from here on: the tables their queries read (the
     # silver views are over the first two) are kept in memory once read, which makes a
     # query of a few rows several times faster than a scan of its Delta files (a reset of
