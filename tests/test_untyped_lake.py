@@ -15,10 +15,13 @@ ES = 1_700_000_000_000
 
 @pytest.fixture(scope="module")
 def built(lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    """An empty lake builds, then one with a Shareplex message alone."""
+    """An empty lake builds, then one with a Shareplex message alone. The empty lake's
+    build leaves the data tests out: they would read no rows but the seeds', and the second
+    build runs every one of them over the same tables and seeds. Without them it took 34 s
+    instead of 46 s."""
     tmp = tmp_path_factory.mktemp("untyped")
     lake.reset()
-    lake.build()
+    lake.build("--exclude", "resource_type:test")
     shareplex = tmp / "shareplex.jsonl"
     shareplex.write_text(json.dumps({
         "topic": "reg.untyped.shareplex", "partition": 0, "offset": 0, "timestamp": ES,
