@@ -168,13 +168,13 @@ def _print_query(query: str, args: argparse.Namespace) -> int:
     from pyspark.logger import PySparkLogger
 
     from cdclake.runtime import get_session
-    from cdclake.tables import format_table, rows_to_json
+    from cdclake.tables import displayable, format_table, rows_to_json
 
     spark = get_session()
     # pyspark also logs a rejected query, with the JVM's stack trace: the error line is enough
     PySparkLogger.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     try:
-        frame = spark.sql(query)
+        frame = displayable(spark.sql(query))
         rows = frame.collect()
     except PySparkException as exc:
         lines = [line for line in str(exc).splitlines() if line.strip()]

@@ -9,7 +9,7 @@ import yaml
 
 from cdclake import paths
 from cdclake.lake import Lake
-from cdclake.tables import format_table
+from cdclake.tables import displayable, format_table
 
 SUMMARY_QUERIES: list[tuple[str, str]] = [
     ("Records landed, by topic and format",
@@ -72,7 +72,7 @@ def run_demo() -> int:
     print("building (dbt build) ...", flush=True)
     lake.build("--vars", json.dumps({"cdc_primary_keys": primary_keys, "cdc_demo_models": True}))
     for title, query in SUMMARY_QUERIES:
-        frame = lake.spark.sql(query)
+        frame = displayable(lake.spark.sql(query))
         print(f"\n== {title}")
         print(format_table(frame.columns, frame.collect(), max_width=70))
     print(f"\ndemo done in {time.monotonic() - started:.0f} s; state in {paths.cdc_home()}. "

@@ -3,12 +3,17 @@ fixture user_home (tests/process_support.py: `cdc land` of four samples, two kil
 builds, then plain `dbt build`; the dbt plugin gives it the Spark session and the UDFs):
 `cdc sql --json` over what it built, plain `dbt docs generate`, and a `cdc land` refused
 before Spark starts. Plain `dbt parse` and `dbt ls`, in a state folder of their own, start
-no Spark. `cdc sql` printing a table runs in this process (cdclake.cli.main), on the
-session's lake."""
+no Spark. `cdc sql` printing a table and its timestamps run in this process (cdclake.cli.main), on
+the session's lake."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
 
 from cdclake import cli
 from process_support import dbt_target, run
@@ -50,6 +55,46 @@ def test_cdc_sql_prints_a_table(lake, capsys):
     assert cli.main(["sql", "select 1 as n, map('a', 'b') as m"]) == 0
     out = capsys.readouterr().out
     assert "| n | m          |" in out and '| 1 | {"a": "b"} |' in out and "(1 row)" in out
+
+
+@pytest.fixture
+def in_shanghai() -> Iterator[None]:
+    """This process's local time zone is Asia/Shanghai (UTC+8; before 1901 +08:05:43) for
+    the test: the Spark session's stays UTC."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Shanghai"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+TIMESTAMPS = """select timestamp'2023-11-14 22:13:20' as t, timestamp'0001-01-01 00:00:00' as first,
+    timestamp'9999-12-31 23:59:59.999999' as last, cast(null as timestamp) as none,
+    timestamp_ntz'2023-11-14 22:13:20.5' as ntz, date'0001-01-01' as d,
+    named_struct('at', timestamp'1890-10-11 19:33:20', 'n', 1) as s, cast(null as struct<at: timestamp>) as ns,
+    array(timestamp'2023-11-14 22:13:20.000001') as a, map('k', timestamp'2023-11-14 22:13:20') as m,
+    1 as n, 2 as n"""
+
+
+def test_cdc_sql_prints_timestamps_in_the_sessions_time_zone(lake, capsys, in_shanghai):
+    # as `cast(... as string)` shows them, whatever the machine's time zone; year 1 too
+    # (Python's datetime.fromtimestamp fails on its first day)
+    assert cli.main(["sql", "--json", TIMESTAMPS]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row == {"t": "2023-11-14T22:13:20", "first": "0001-01-01T00:00:00", "last": "9999-12-31T23:59:59.999999",
+                   "none": None, "ntz": "2023-11-14T22:13:20.500000", "d": "0001-01-01",
+                   "s": {"at": "1890-10-11T19:33:20", "n": 1}, "ns": None, "a": ["2023-11-14T22:13:20.000001"],
+                   "m": {"k": "2023-11-14T22:13:20"}, "n": 2}
+    assert cli.main(["sql", TIMESTAMPS]) == 0
+    out = capsys.readouterr().out
+    assert "| 2023-11-14T22:13:20 | 0001-01-01T00:00:00 | 9999-12-31T23:59:59.999999 | NULL |" in out, out
+    assert "| 1 | 2 |" in out, out
 
 
 def test_plain_dbt_parse_and_ls_start_no_spark(tmp_path):
