@@ -43,7 +43,9 @@ def _timestamps_as_text(column: Column, data_type: DataType) -> Column:
         key_type, value_type = data_type.keyType, data_type.valueType
         if _holds_timestamp(key_type):
             column = F.transform_keys(column, lambda key, _: _timestamps_as_text(key, key_type))
-        return F.transform_values(column, lambda _, value: _timestamps_as_text(value, value_type))
+        if _holds_timestamp(value_type):
+            column = F.transform_values(column, lambda _, value: _timestamps_as_text(value, value_type))
+        return column
     if isinstance(data_type, StructType):
         struct = F.struct(*[_timestamps_as_text(column.getField(field.name), field.dataType).alias(field.name)
                             for field in data_type.fields])

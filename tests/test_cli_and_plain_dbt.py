@@ -61,7 +61,7 @@ TIMESTAMPS = """select timestamp'2023-11-14 22:13:20' as t, timestamp'0001-01-01
     timestamp_ntz'2023-11-14 22:13:20.5' as ntz, date'0001-01-01' as d,
     named_struct('at', timestamp'1890-10-11 19:33:20', 'n', 1) as s, cast(null as struct<at: timestamp>) as ns,
     array(timestamp'2023-11-14 22:13:20.000001') as a, map('k', timestamp'2023-11-14 22:13:20') as m,
-    1 as n, 2 as n"""
+    map(timestamp'2023-11-14 22:13:20', 1) as mk, 1 as n, 2 as n"""
 
 
 def test_cdc_sql_prints_timestamps_as_spark_renders_them(lake, capsys):
@@ -72,7 +72,7 @@ def test_cdc_sql_prints_timestamps_as_spark_renders_them(lake, capsys):
     assert row == {"t": "2023-11-14T22:13:20", "first": "0001-01-01T00:00:00", "last": "9999-12-31T23:59:59.999999",
                    "none": None, "ntz": "2023-11-14T22:13:20.500000", "d": "0001-01-01",
                    "s": {"at": "1890-10-11T19:33:20", "n": 1}, "ns": None, "a": ["2023-11-14T22:13:20.000001"],
-                   "m": {"k": "2023-11-14T22:13:20"}, "n": 2}
+                   "m": {"k": "2023-11-14T22:13:20"}, "mk": {"2023-11-14T22:13:20": 1}, "n": 2}
     assert cli.main(["sql", TIMESTAMPS]) == 0
     out = capsys.readouterr().out
     assert "| 2023-11-14T22:13:20 | 0001-01-01T00:00:00 | 9999-12-31T23:59:59.999999 | NULL |" in out, out
