@@ -12,6 +12,7 @@ into lag in records and seconds as of the moment it is queried; `cdc status` pri
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,8 +21,6 @@ from cdclake.ingest import IngestError, Subscription, _admin, _kafka_error, chec
 from cdclake.landing import OFFSETS_TABLE
 
 if TYPE_CHECKING:
-    import datetime as dt
-
     from pyspark.sql import SparkSession
 
 @dataclass(frozen=True)
@@ -30,7 +29,10 @@ class PartitionLag:
     partition: int
     latest_offset: int  # the offset Kafka gives the next record produced
     next_offset: int  # the next offset the subscription reads
-    oldest_waiting_ts: dt.datetime | None  # Kafka's timestamp of the record at next_offset
+    # Kafka's timestamp of the record at next_offset, in microseconds since the epoch: an
+    # instant as Spark keeps it (a Python datetime from Spark is local time, which a
+    # daylight-saving change makes ambiguous)
+    oldest_waiting_us: int | None
 
     @property
     def records(self) -> int:
@@ -86,8 +88,11 @@ def partition_offsets(spark: SparkSession, subscription: Subscription, topics: l
 
 
 def _oldest_waiting(spark: SparkSession, subscription: Subscription,
-                    waiting: dict[tuple[str, int], int]) -> dict[tuple[str, int], dt.datetime]:
-    """Kafka's timestamp of the record at each of `waiting`'s offsets."""
+                    waiting: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
+    """Kafka's timestamp of the record at each of `waiting`'s offsets, in microseconds
+    since the epoch."""
+    from pyspark.sql import functions as F
+
     if not waiting:
         return {}
     start: dict[str, dict[str, int]] = {}
@@ -102,14 +107,12 @@ def _oldest_waiting(spark: SparkSession, subscription: Subscription,
     rows = (reader.option("assign", json.dumps({t: [int(p) for p in ps] for t, ps in start.items()}))
             .option("startingOffsets", json.dumps(start)).option("endingOffsets", json.dumps(end))
             .option("failOnDataLoss", "false").load()
-            .groupBy("topic", "partition").agg({"timestamp": "min"}).collect())
-    return {(r[0], int(r[1])): r[2] for r in rows}
+            .groupBy("topic", "partition").agg(F.unix_micros(F.min("timestamp"))).collect())
+    return {(r[0], int(r[1])): int(r[2]) for r in rows}
 
 
 def record_lag(spark: SparkSession, subscription: Subscription) -> KafkaLag:
     """Measure the subscription's lag and keep it in bronze.kafka_offsets."""
-    import datetime as dt
-
     topics = check_topics(spark, subscription)
     latest = partition_offsets(spark, subscription, topics)
     read = checkpoint_offsets(subscription.checkpoint())
@@ -122,23 +125,29 @@ def record_lag(spark: SparkSession, subscription: Subscription) -> KafkaLag:
     oldest = _oldest_waiting(spark, subscription, waiting)
     partitions = [PartitionLag(topic, partition, latest[(topic, partition)], next_offsets[(topic, partition)],
                                oldest.get((topic, partition))) for topic, partition in sorted(latest)]
-    now = dt.datetime.now()
-    seconds = max([(now - p.oldest_waiting_ts).total_seconds() for p in partitions
-                   if p.records and p.oldest_waiting_ts is not None] or [0.0])
+    now_us = time.time_ns() // 1000
+    seconds = max([(now_us - p.oldest_waiting_us) / 1e6 for p in partitions
+                   if p.records and p.oldest_waiting_us is not None] or [0.0])
     _keep(spark, subscription, partitions)
     return KafkaLag(partitions, max(0.0, seconds))
 
 
 def _keep(spark: SparkSession, subscription: Subscription, partitions: list[PartitionLag]) -> None:
-    """Replace the subscription's rows of bronze.kafka_offsets (one small table, rewritten)."""
+    """Replace the subscription's rows of bronze.kafka_offsets (one small table, rewritten).
+    The rows kept are read before the overwrite, their times as microseconds since the
+    epoch, and made timestamps again by Spark: exact in any time zone of this process."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StructField, StructType
 
-    kept = spark.table(OFFSETS_TABLE).where(F.col("subscription") != subscription.name)
-    fresh = spark.createDataFrame(
-        [(subscription.name, p.topic, p.partition, p.latest_offset, p.next_offset, p.oldest_waiting_ts)
-         for p in partitions],
-        "subscription string, topic string, kafka_partition int, latest_offset bigint, next_offset bigint, "
-        "oldest_waiting_ts timestamp",
-    ).withColumn("checked_at", F.current_timestamp())
-    rows = kept.unionByName(fresh).collect()  # read before the overwrite
-    spark.createDataFrame(rows, spark.table(OFFSETS_TABLE).schema).write.insertInto(OFFSETS_TABLE, overwrite=True)
+    times = ("oldest_waiting_ts", "checked_at")
+    table = spark.table(OFFSETS_TABLE)
+    kept = (table.where(F.col("subscription") != subscription.name)
+            .select(*[F.unix_micros(c).alias(c) if c in times else c for c in table.columns]).collect())
+    fresh = [(subscription.name, p.topic, p.partition, p.latest_offset, p.next_offset, p.oldest_waiting_us, None)
+             for p in partitions]
+    schema = StructType([StructField(f.name, LongType()) if f.name in times else f for f in table.schema.fields])
+    rows = spark.createDataFrame([tuple(r) for r in kept] + fresh, schema)
+    now = F.current_timestamp()
+    rows.select(*[F.timestamp_micros(c).alias(c) if c == "oldest_waiting_ts"
+                  else F.coalesce(F.timestamp_micros(c), now).alias(c) if c == "checked_at"
+                  else c for c in table.columns]).write.insertInto(OFFSETS_TABLE, overwrite=True)

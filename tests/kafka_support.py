@@ -132,17 +132,21 @@ class Broker:
             self.process.wait()
 
 
-def create_topics(spark: SparkSession, bootstrap: str, topics: list[str], partitions: int = 3) -> None:
-    """Create `topics` (each with `partitions` partitions) with Kafka's admin client in
-    the session's JVM."""
+def create_topics(spark: SparkSession, bootstrap: str, topics: list[str], partitions: int = 3,
+                  configs: dict[str, str] | None = None) -> None:
+    """Create `topics` (each with `partitions` partitions and the topic `configs`) with
+    Kafka's admin client in the session's JVM."""
     jvm = spark.sparkContext._jvm
     props = jvm.java.util.Properties()
     props.setProperty("bootstrap.servers", bootstrap)
     admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
     try:
         new = jvm.java.util.ArrayList()
+        settings = jvm.java.util.HashMap()
+        for key, value in (configs or {}).items():
+            settings.put(key, value)
         for topic in topics:
-            new.add(jvm.org.apache.kafka.clients.admin.NewTopic(topic, partitions, 1))
+            new.add(jvm.org.apache.kafka.clients.admin.NewTopic(topic, partitions, 1).configs(settings))
         admin.createTopics(new).all().get()
     finally:
         admin.close()

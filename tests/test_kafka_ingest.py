@@ -12,6 +12,7 @@ their tables must be the same, and bronze must hold each Kafka record once.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -29,6 +30,8 @@ from process_support import GOLD_QUERIES, home_rows_as_json, run
 from reference_lake import LAKE_QUERIES
 
 if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
     from cdclake.lake import Lake
     from early import EarlyJobs
     from reference_lake import ReferenceLake
@@ -117,6 +120,69 @@ def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, produ
     assert re.search(r"ingested \d+ records in landing batch 1 ", done.stdout), done.stdout
     assert "sasl.jaas.config=*****" in done.stdout + done.stderr
     assert right not in done.stdout + done.stderr
+
+
+# The second 01:30:00.123 of New York's 2026-11-01 (EST, after the clocks went back from
+# EDT), in milliseconds since the epoch: an instant whose local time names two
+AMBIGUOUS_IN_NEW_YORK_MS = 1_793_514_600_123
+
+# in a process of its own, on a fresh state folder: the lag of a subscription that has
+# read nothing of a topic yet, and its row of bronze.kafka_offsets
+LAG_SCRIPT = """
+import json, sys
+from cdclake.ingest import Subscription
+from cdclake.lag import record_lag
+from cdclake.landing import OFFSETS_TABLE, ensure_bronze
+from cdclake.runtime import get_session
+spark = get_session()
+ensure_bronze(spark)
+lag = record_lag(spark, Subscription(sys.argv[1], topics=(sys.argv[2],)))
+rows = spark.sql(f"select kafka_partition, latest_offset, next_offset, unix_micros(oldest_waiting_ts), "
+                 f"unix_micros(checked_at) from {OFFSETS_TABLE}").collect()
+print(json.dumps({"records": lag.records, "seconds": lag.seconds, "rows": [list(r) for r in rows]}))
+"""
+
+
+def _produce_at(spark: SparkSession, bootstrap: str, topic: str, timestamp_ms: int) -> None:
+    """One record in partition 0 of `topic`, with `timestamp_ms` as its Kafka timestamp
+    (Spark's Kafka sink leaves the timestamp to the producer): a producer in the session's JVM."""
+    jvm = spark.sparkContext._jvm
+    props = jvm.java.util.Properties()
+    props.setProperty("bootstrap.servers", bootstrap)
+    serializer = "org.apache.kafka.common.serialization.StringSerializer"
+    props.setProperty("key.serializer", serializer)
+    props.setProperty("value.serializer", serializer)
+    producer = jvm.org.apache.kafka.clients.producer.KafkaProducer(props)
+    try:
+        record = jvm.org.apache.kafka.clients.producer.ProducerRecord(
+            topic, jvm.java.lang.Integer(0), jvm.java.lang.Long(timestamp_ms), None, '{"waiting": true}')
+        producer.send(record).get()
+    finally:
+        producer.close()
+
+
+def test_lag_is_exact_where_local_time_is_ambiguous(broker, lake, tmp_path):
+    """`record_lag` in a process whose local time zone is New York's, for a subscription
+    that has read nothing of a topic whose one record carries a Kafka timestamp in the
+    hour New York's clock shows twice: that record waits, and its timestamp reaches
+    bronze.kafka_offsets to the microsecond (through Python's local datetimes, a table of
+    one row came back an hour early)."""
+    topic = "lag.ambiguous"
+    # kept whatever its age: the broker deletes records older than its retention (7 days)
+    create_topics(lake.spark, broker.bootstrap, [topic], partitions=1, configs={"retention.ms": "-1"})
+    _produce_at(lake.spark, broker.bootstrap, topic, AMBIGUOUS_IN_NEW_YORK_MS)
+    started = time.time()
+    done = run(tmp_path / "lag-home", "python", "-c", LAG_SCRIPT, broker.bootstrap, topic,
+               env={"TZ": "America/New_York"})
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    [(partition, latest, next_offset, oldest_us, checked_us)] = measured["rows"]
+    assert (measured["records"], partition, latest, next_offset) == (1, 0, 1, 0)
+    assert oldest_us == AMBIGUOUS_IN_NEW_YORK_MS * 1000
+    assert started <= checked_us / 1e6 <= time.time()
+    # the record's age when it was measured: at least what it was before the process
+    # started, at most what it is now
+    oldest = AMBIGUOUS_IN_NEW_YORK_MS / 1000
+    assert started - oldest <= measured["seconds"] <= time.time() - oldest
 
 
 # --- cdc run ------------------------------------------------------------------------------
