@@ -1,8 +1,10 @@
 """`cdc ingest` and `cdc run` from a real Kafka broker (tests/kafka_support.py), each command
 a process of its own as a user runs it, but two errors found before anything is read.
 
-The errors of `cdc ingest` (a missing topic, an unreachable broker: in this process, on
-the session's lake; bad credentials: in a process) on a broker of this module. `cdc run`
+The errors of `cdc ingest` (a missing topic, an unreachable broker, a wrong SASL password:
+in this process, on the session's lake) on a broker of this module; the right password and
+the lag of a record stamped in an hour that New York's clock shows twice, in one process
+in that time zone, on a state folder of its own. `cdc run`
 killed and restarted in a state folder of its own, on a broker of its own
 (tests/kafka_run.py, started when the session starts: tests/early.py).
 The same records, read back from Kafka with Spark's batch reader into a file, are landed
@@ -19,7 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -96,40 +98,16 @@ def test_an_unreachable_broker_is_a_one_line_error(lake, capsys):
     assert time.monotonic() - started < 120
 
 
-def _sasl_options(password: str) -> list[str]:
-    jaas = (f'org.apache.kafka.common.security.plain.PlainLoginModule required username="{SASL_USER}" '
-            f'password="{password}";')
-    return ["--kafka-option", "security.protocol=SASL_PLAINTEXT", "--kafka-option", "sasl.mechanism=PLAIN",
-            "--kafka-option", f"sasl.jaas.config={jaas}"]
-
-
-def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, produced, lake, capsys, tmp_path):
-    """The broker's SASL listener: a wrong password ends the run with one line, nothing
-    written (in this process, on the session's lake); the right one reaches Spark's Kafka
-    source too (in a process of its own, with a state folder of its own). No password is
-    ever printed."""
-    wrong = "not-the-password-8c2a"
-    error = _ingest_error(capsys, "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0],
-                          "--timeout", "10", *_sasl_options(wrong), hidden=wrong)
-    assert "SaslAuthenticationException" in error, error
-
-    home = tmp_path / "sasl-home"
-    right = SASL_PASSWORD
-    done = run(home, "cdc", "ingest", "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0],
-               *_sasl_options(right))
-    assert re.search(r"ingested \d+ records in landing batch 1 ", done.stdout), done.stdout
-    assert "sasl.jaas.config=*****" in done.stdout + done.stderr
-    assert right not in done.stdout + done.stderr
-
-
 # The second 01:30:00.123 of New York's 2026-11-01 (EST, after the clocks went back from
 # EDT), in milliseconds since the epoch: an instant whose local time names two
 AMBIGUOUS_IN_NEW_YORK_MS = 1_793_514_600_123
 
-# in a process of its own, on a fresh state folder: the lag of a subscription that has
-# read nothing of a topic yet, and its row of bronze.kafka_offsets
-LAG_SCRIPT = """
+# The process of NewYorkProcess: the lag of a subscription that has read nothing of topic
+# argv[2] of broker argv[1] (on a lake with no other subscription: bronze.kafka_offsets
+# holds its row alone), printed as one JSON line; then `cdc ingest` with argv[3:]
+NEW_YORK_SCRIPT = """
 import json, sys
+from cdclake import cli
 from cdclake.ingest import Subscription
 from cdclake.lag import record_lag
 from cdclake.landing import OFFSETS_TABLE, ensure_bronze
@@ -139,8 +117,16 @@ ensure_bronze(spark)
 lag = record_lag(spark, Subscription(sys.argv[1], topics=(sys.argv[2],)))
 rows = spark.sql(f"select kafka_partition, latest_offset, next_offset, unix_micros(oldest_waiting_ts), "
                  f"unix_micros(checked_at) from {OFFSETS_TABLE}").collect()
-print(json.dumps({"records": lag.records, "seconds": lag.seconds, "rows": [list(r) for r in rows]}))
+print("lag: " + json.dumps({"records": lag.records, "seconds": lag.seconds, "rows": [list(r) for r in rows]}))
+sys.exit(cli.main(["ingest", *sys.argv[3:]]))
 """
+
+
+def _sasl_options(password: str) -> list[str]:
+    jaas = (f'org.apache.kafka.common.security.plain.PlainLoginModule required username="{SASL_USER}" '
+            f'password="{password}";')
+    return ["--kafka-option", "security.protocol=SASL_PLAINTEXT", "--kafka-option", "sasl.mechanism=PLAIN",
+            "--kafka-option", f"sasl.jaas.config={jaas}"]
 
 
 def _produce_at(spark: SparkSession, bootstrap: str, topic: str, timestamp_ms: int) -> None:
@@ -161,28 +147,61 @@ def _produce_at(spark: SparkSession, bootstrap: str, topic: str, timestamp_ms: i
         producer.close()
 
 
-def test_lag_is_exact_where_local_time_is_ambiguous(broker, lake, tmp_path):
-    """`record_lag` in a process whose local time zone is New York's, for a subscription
-    that has read nothing of a topic whose one record carries a Kafka timestamp in the
-    hour New York's clock shows twice: that record waits, and its timestamp reaches
-    bronze.kafka_offsets to the microsecond (through Python's local datetimes, a table of
-    one row came back an hour early)."""
+@dataclass(frozen=True)
+class NewYorkProcess:
+    started: float  # time.time() before the process started
+    ended: float  # and after it ended
+    lag: dict[str, Any]  # the lag it measured and the row of bronze.kafka_offsets it wrote
+    output: str  # its stdout and stderr
+
+
+@pytest.fixture(scope="module")
+def new_york(broker: Broker, produced: int, lake: Lake, tmp_path_factory: pytest.TempPathFactory) -> NewYorkProcess:
+    """One process of its own (a cold JVM costs 15-30 CPU-s), in New York's time zone, on a
+    state folder of its own: the lag of a topic whose one record carries a Kafka timestamp
+    in the hour New York's clock shows twice, then `cdc ingest` of TOPICS[0] through the
+    SASL listener with the right password."""
     topic = "lag.ambiguous"
     # kept whatever its age: the broker deletes records older than its retention (7 days)
     create_topics(lake.spark, broker.bootstrap, [topic], partitions=1, configs={"retention.ms": "-1"})
     _produce_at(lake.spark, broker.bootstrap, topic, AMBIGUOUS_IN_NEW_YORK_MS)
     started = time.time()
-    done = run(tmp_path / "lag-home", "python", "-c", LAG_SCRIPT, broker.bootstrap, topic,
+    done = run(tmp_path_factory.mktemp("new-york-home"), "python", "-c", NEW_YORK_SCRIPT, broker.bootstrap, topic,
+               "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0], *_sasl_options(SASL_PASSWORD),
                env={"TZ": "America/New_York"})
-    measured = json.loads(done.stdout.strip().splitlines()[-1])
-    [(partition, latest, next_offset, oldest_us, checked_us)] = measured["rows"]
-    assert (measured["records"], partition, latest, next_offset) == (1, 0, 1, 0)
+    [lag] = [json.loads(line.removeprefix("lag: ")) for line in done.stdout.splitlines() if line.startswith("lag: {")]
+    return NewYorkProcess(started, time.time(), lag, done.stdout + done.stderr)
+
+
+def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, new_york, capsys):
+    """The broker's SASL listener: a wrong password ends the run with one line, nothing
+    written (in this process, on the session's lake); the right one reaches Spark's Kafka
+    source too (in a process of its own, with a state folder of its own: `new_york`). No
+    password is ever printed."""
+    wrong = "not-the-password-8c2a"
+    error = _ingest_error(capsys, "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0],
+                          "--timeout", "10", *_sasl_options(wrong), hidden=wrong)
+    assert "SaslAuthenticationException" in error, error
+
+    assert re.search(r"ingested \d+ records in landing batch 1 ", new_york.output), new_york.output
+    assert "sasl.jaas.config=*****" in new_york.output
+    assert SASL_PASSWORD not in new_york.output
+
+
+def test_lag_is_exact_where_local_time_is_ambiguous(new_york):
+    """`record_lag` in a process in New York's time zone, for a subscription that has read
+    nothing of a topic whose one record is stamped in the hour New York's clock shows
+    twice: that record waits, and its timestamp reaches bronze.kafka_offsets to the
+    microsecond (through Python's local datetimes, a table of one row came back an hour
+    early)."""
+    [(partition, latest, next_offset, oldest_us, checked_us)] = new_york.lag["rows"]
+    assert (new_york.lag["records"], partition, latest, next_offset) == (1, 0, 1, 0)
     assert oldest_us == AMBIGUOUS_IN_NEW_YORK_MS * 1000
-    assert started <= checked_us / 1e6 <= time.time()
+    assert new_york.started <= checked_us / 1e6 <= new_york.ended
     # the record's age when it was measured: at least what it was before the process
-    # started, at most what it is now
+    # started, at most what it was when it ended
     oldest = AMBIGUOUS_IN_NEW_YORK_MS / 1000
-    assert started - oldest <= measured["seconds"] <= time.time() - oldest
+    assert new_york.started - oldest <= new_york.lag["seconds"] <= new_york.ended - oldest
 
 
 # --- cdc run ------------------------------------------------------------------------------
