@@ -169,8 +169,10 @@ def new_york(broker: Broker, produced: int, lake: Lake, tmp_path_factory: pytest
     done = run(tmp_path_factory.mktemp("new-york-home"), "python", "-c", NEW_YORK_SCRIPT, broker.bootstrap, topic,
                "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0], *_sasl_options(SASL_PASSWORD),
                env={"TZ": "America/New_York"})
-    [lag] = [json.loads(line.removeprefix("lag: ")) for line in done.stdout.splitlines() if line.startswith("lag: {")]
-    return NewYorkProcess(started, time.time(), lag, done.stdout + done.stderr)
+    output = done.stdout + done.stderr
+    measured = [line.removeprefix("lag: ") for line in done.stdout.splitlines() if line.startswith("lag: {")]
+    assert len(measured) == 1, output
+    return NewYorkProcess(started, time.time(), json.loads(measured[0]), output)
 
 
 def test_bad_credentials_are_a_one_line_error_and_good_ones_ingest(broker, new_york, capsys):
