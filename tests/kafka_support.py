@@ -132,14 +132,22 @@ class Broker:
             self.process.wait()
 
 
+def _client_properties(spark: SparkSession, bootstrap: str, **settings: str) -> Any:
+    """The java.util.Properties of a Kafka client in the session's JVM: the broker's address
+    and `settings`."""
+    props = spark.sparkContext._jvm.java.util.Properties()
+    props.setProperty("bootstrap.servers", bootstrap)
+    for key, value in settings.items():
+        props.setProperty(key, value)
+    return props
+
+
 def create_topics(spark: SparkSession, bootstrap: str, topics: list[str], partitions: int = 3,
                   configs: dict[str, str] | None = None) -> None:
     """Create `topics` (each with `partitions` partitions and the topic `configs`) with
     Kafka's admin client in the session's JVM."""
     jvm = spark.sparkContext._jvm
-    props = jvm.java.util.Properties()
-    props.setProperty("bootstrap.servers", bootstrap)
-    admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+    admin = jvm.org.apache.kafka.clients.admin.Admin.create(_client_properties(spark, bootstrap))
     try:
         new = jvm.java.util.ArrayList()
         settings = jvm.java.util.HashMap()
@@ -154,9 +162,7 @@ def create_topics(spark: SparkSession, bootstrap: str, topics: list[str], partit
 
 def delete_topic(spark: SparkSession, bootstrap: str, topic: str) -> None:
     jvm = spark.sparkContext._jvm
-    props = jvm.java.util.Properties()
-    props.setProperty("bootstrap.servers", bootstrap)
-    admin = jvm.org.apache.kafka.clients.admin.Admin.create(props)
+    admin = jvm.org.apache.kafka.clients.admin.Admin.create(_client_properties(spark, bootstrap))
     try:
         names = jvm.java.util.ArrayList()
         names.add(topic)
@@ -190,6 +196,21 @@ def produce(spark: SparkSession, bootstrap: str, records: list[Record]) -> None:
               "headers array<struct<key: string, value: binary>>").coalesce(1)
     (frame.write.format("kafka").option("kafka.bootstrap.servers", bootstrap)
      .option("kafka.enable.idempotence", "true").option("kafka.acks", "all").options(**PRODUCER_BATCHING).save())
+
+
+def produce_at(spark: SparkSession, bootstrap: str, topic: str, timestamp_ms: int) -> None:
+    """One record in partition 0 of `topic`, with `timestamp_ms` as its Kafka timestamp
+    (`produce` leaves the timestamp to the broker): a producer in the session's JVM."""
+    jvm = spark.sparkContext._jvm
+    serializer = "org.apache.kafka.common.serialization.StringSerializer"
+    producer = jvm.org.apache.kafka.clients.producer.KafkaProducer(_client_properties(
+        spark, bootstrap, **{"key.serializer": serializer, "value.serializer": serializer}))
+    try:
+        record = jvm.org.apache.kafka.clients.producer.ProducerRecord(
+            topic, jvm.java.lang.Integer(0), jvm.java.lang.Long(timestamp_ms), None, '{"waiting": true}')
+        producer.send(record).get()
+    finally:
+        producer.close()
 
 
 def dump_records(spark: SparkSession, bootstrap: str, topics: list[str], path: Path) -> int:

@@ -27,13 +27,11 @@ import pytest
 
 from cdclake import cli, paths
 from kafka_run import TOPICS, KafkaRun, generated_canal, records_of
-from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, produce
+from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, produce, produce_at
 from process_support import GOLD_QUERIES, home_rows_as_json, run
 from reference_lake import LAKE_QUERIES
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-
     from cdclake.lake import Lake
     from early import EarlyJobs
     from reference_lake import ReferenceLake
@@ -129,24 +127,6 @@ def _sasl_options(password: str) -> list[str]:
             "--kafka-option", f"sasl.jaas.config={jaas}"]
 
 
-def _produce_at(spark: SparkSession, bootstrap: str, topic: str, timestamp_ms: int) -> None:
-    """One record in partition 0 of `topic`, with `timestamp_ms` as its Kafka timestamp
-    (Spark's Kafka sink leaves the timestamp to the producer): a producer in the session's JVM."""
-    jvm = spark.sparkContext._jvm
-    props = jvm.java.util.Properties()
-    props.setProperty("bootstrap.servers", bootstrap)
-    serializer = "org.apache.kafka.common.serialization.StringSerializer"
-    props.setProperty("key.serializer", serializer)
-    props.setProperty("value.serializer", serializer)
-    producer = jvm.org.apache.kafka.clients.producer.KafkaProducer(props)
-    try:
-        record = jvm.org.apache.kafka.clients.producer.ProducerRecord(
-            topic, jvm.java.lang.Integer(0), jvm.java.lang.Long(timestamp_ms), None, '{"waiting": true}')
-        producer.send(record).get()
-    finally:
-        producer.close()
-
-
 @dataclass(frozen=True)
 class NewYorkProcess:
     started: float  # time.time() before the process started
@@ -164,7 +144,7 @@ def new_york(broker: Broker, produced: int, lake: Lake, tmp_path_factory: pytest
     topic = "lag.ambiguous"
     # kept whatever its age: the broker deletes records older than its retention (7 days)
     create_topics(lake.spark, broker.bootstrap, [topic], partitions=1, configs={"retention.ms": "-1"})
-    _produce_at(lake.spark, broker.bootstrap, topic, AMBIGUOUS_IN_NEW_YORK_MS)
+    produce_at(lake.spark, broker.bootstrap, topic, AMBIGUOUS_IN_NEW_YORK_MS)
     started = time.time()
     done = run(tmp_path_factory.mktemp("new-york-home"), "python", "-c", NEW_YORK_SCRIPT, broker.bootstrap, topic,
                "--bootstrap-servers", broker.sasl_bootstrap, "--topics", TOPICS[0], *_sasl_options(SASL_PASSWORD),
