@@ -160,17 +160,6 @@ def create_topics(spark: SparkSession, bootstrap: str, topics: list[str], partit
         admin.close()
 
 
-def delete_topic(spark: SparkSession, bootstrap: str, topic: str) -> None:
-    jvm = spark.sparkContext._jvm
-    admin = jvm.org.apache.kafka.clients.admin.Admin.create(_client_properties(spark, bootstrap))
-    try:
-        names = jvm.java.util.ArrayList()
-        names.add(topic)
-        admin.deleteTopics(names).all().get()
-    finally:
-        admin.close()
-
-
 # The producer's batching (Spark passes `kafka.`-prefixed options to it): records wait for
 # the writer task's flush at its end, in batches of up to 512 kB per partition (the broker
 # takes up to 1 MB), so that a produce of a few hundred kB reaches the broker in one request
