@@ -14,12 +14,13 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ports import free_port
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -35,12 +36,6 @@ STARTED = "Kafka Server started"
 SASL_USER, SASL_PASSWORD = "cdc", "cdc-secret-5d1f"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Broker:
     """One KRaft node: `bootstrap` is its address once `start` returns."""
 
@@ -48,7 +43,7 @@ class Broker:
         if not any(BROKER_JARS.glob("kafka_2.13-*.jar")):
             raise RuntimeError(f"no Kafka broker jars in {BROKER_JARS}: run `make test-kafka`")
         self.folder = folder
-        self.port, self.controller_port, self.sasl_port = _free_port(), _free_port(), _free_port()
+        self.port, self.controller_port, self.sasl_port = free_port(), free_port(), free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
         # a second listener that asks for SASL PLAIN credentials (SASL_USER, SASL_PASSWORD)
         self.sasl_bootstrap = f"127.0.0.1:{self.sasl_port}"

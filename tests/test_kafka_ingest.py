@@ -28,6 +28,7 @@ import pytest
 from cdclake import cli, paths
 from kafka_run import TOPICS, KafkaRun, generated_canal, records_of
 from kafka_support import SASL_PASSWORD, SASL_USER, Broker, create_topics, produce, produce_at
+from ports import free_port
 from process_support import GOLD_QUERIES, home_rows_as_json, run
 from reference_lake import LAKE_QUERIES
 
@@ -87,10 +88,8 @@ def test_a_missing_topic_is_a_one_line_error_and_writes_nothing(broker, lake, ca
 
 
 def test_an_unreachable_broker_is_a_one_line_error(lake, capsys):
-    from kafka_support import _free_port
-
     started = time.monotonic()
-    error = _ingest_error(capsys, "--bootstrap-servers", f"127.0.0.1:{_free_port()}", "--topics", "a",
+    error = _ingest_error(capsys, "--bootstrap-servers", f"127.0.0.1:{free_port()}", "--topics", "a",
                           "--timeout", "3")
     assert error.startswith("error: cannot list the topics of 127.0.0.1:"), error
     assert time.monotonic() - started < 120

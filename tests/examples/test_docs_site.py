@@ -11,7 +11,6 @@ import json
 import os
 import re
 import signal
-import socket
 import socketserver
 import subprocess
 import threading
@@ -24,6 +23,7 @@ import pytest
 
 from cdclake import paths
 from cdclake.cli import main as cdc_main
+from ports import free_port
 
 PROJECT = "cdc_lakehouse"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -186,12 +186,6 @@ def test_the_site_renders_the_models_in_headless_chromium(site):
     print(f"docs site screenshot: {screenshot}")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_cdc_docs_serve_serves_the_site_on_localhost(site, monkeypatch):
     # `dbt docs serve` keeps no handle on its server: the servers this process creates are
     # noted, so the test can stop it (not gc.get_objects() while dbt works in another
@@ -205,7 +199,7 @@ def test_cdc_docs_serve_serves_the_site_on_localhost(site, monkeypatch):
             started.append(self)
 
     monkeypatch.setattr(socketserver, "TCPServer", NotedServer)
-    port = _free_port()
+    port = free_port()
     outcome: dict[str, int] = {}
     working_dir = os.getcwd()  # dbt docs serve changes into the target folder
     serving = threading.Thread(

@@ -14,7 +14,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -25,6 +24,8 @@ from typing import Any
 
 import psycopg
 import pymysql
+
+from ports import free_port
 
 MARIADBD = Path("/usr/sbin/mariadbd")
 MARIADB_INSTALL_DB = Path("/usr/bin/mariadb-install-db")
@@ -46,12 +47,6 @@ def _require(binary: Path, package: str) -> None:
             f"{binary} not found: install the Debian package '{package}' "
             f"(`make test-packages` installs it with MariaDB, PostgreSQL 15 and Chromium)"
         )
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _log_tail(log: Path, lines: int = 30) -> str:
@@ -180,7 +175,7 @@ def mariadb_server(tmp_dir: Path | str) -> Iterator[MariaDBServer]:
     if os.geteuid() == 0:
         install.append("--user=root")
     _run(install, base / "install.log")
-    server = MariaDBServer("127.0.0.1", _free_port(), "cdc", "cdc-test-pw")
+    server = MariaDBServer("127.0.0.1", free_port(), "cdc", "cdc-test-pw")
     (base / "init.sql").write_text(_mariadb_init_sql(server.user, server.password))
     proc = subprocess.Popen(_mariadb_args(base, server.port), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -280,7 +275,7 @@ def postgres_server(tmp_dir: Path | str) -> Iterator[PostgresServer]:
     base = Path(tempfile.mkdtemp(prefix="postgres-", dir=tmp_dir))
     log = base / "postgres.log"
     user = _pg_os_user()
-    server = PostgresServer("127.0.0.1", _free_port(), "cdc", "")
+    server = PostgresServer("127.0.0.1", free_port(), "cdc", "")
     with _pg_data_dir(Path(tmp_dir), user) as data:
         # the child writes to file descriptors we opened, so the log needs no access rights
         _run([str(PG_BIN / "initdb"), "-D", str(data), "-U", server.user, "--auth=trust",
